@@ -1,0 +1,1 @@
+"""Exact math: PAR sheets, optimal strategies, strategy cards and the per-hand advisor."""

@@ -1,0 +1,152 @@
+"""The shape of an exact analysis (a PAR sheet), shared by every game and every report.
+
+Counts are exact integers and every derived figure is an exact :class:`~fractions.Fraction`
+(the standard deviation, a square root, is the one float).
+
+>>> wager = WagerAnalysis("flush", "Flush bonus", (
+...     OutcomeLine("4 cards", 1, 3), OutcomeLine("lose", -1, 7)), total=10)
+>>> wager.house_edge, wager.hit_frequency
+(Fraction(2, 5), Fraction(3, 10))
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+
+@dataclass(frozen=True)
+class OutcomeLine:
+    """One row of a return table.
+
+    ``net`` is the net result in units of the wager (per ante for a main game, so a
+    raise of 3x won is +4), ``count`` the exact number of deals with this outcome and
+    ``wagered`` the total amount bet in those deals, in the same units (1 + raise).
+    """
+
+    label: str
+    net: Fraction | int
+    count: int
+    wagered: Fraction | int = 1
+
+
+@dataclass(frozen=True)
+class WagerAnalysis:
+    """Exact return of one wager: ``total`` is the number of equally likely deals."""
+
+    name: str
+    title: str
+    lines: tuple[OutcomeLine, ...]
+    total: int
+    rates: dict[str, Fraction] = field(default_factory=dict)
+    decisions: bool = False  # a main game with decisions: report EoR and average wager
+
+    def __post_init__(self) -> None:
+        counted = sum(line.count for line in self.lines)
+        if counted != self.total:
+            raise ValueError(f"{self.name}: outcome counts add up to {counted}, "
+                             f"not the {self.total} deals")
+
+    def probability(self, line: OutcomeLine) -> Fraction:
+        return Fraction(line.count, self.total)
+
+    def contribution(self, line: OutcomeLine) -> Fraction:
+        return Fraction(line.net) * Fraction(line.count, self.total)
+
+    @property
+    def expected_return(self) -> Fraction:
+        return sum((self.contribution(line) for line in self.lines), Fraction(0))
+
+    @property
+    def house_edge(self) -> Fraction:
+        """Expected loss per unit of this wager (positive favours the house)."""
+        return -self.expected_return
+
+    @property
+    def average_total_wager(self) -> Fraction:
+        return sum((Fraction(line.wagered) * Fraction(line.count, self.total)
+                    for line in self.lines), Fraction(0))
+
+    @property
+    def element_of_risk(self) -> Fraction:
+        return self.house_edge / self.average_total_wager
+
+    @property
+    def hit_frequency(self) -> Fraction:
+        return sum((Fraction(line.count, self.total) for line in self.lines if line.net > 0),
+                   Fraction(0))
+
+    @property
+    def variance(self) -> Fraction:
+        mean = self.expected_return
+        second = sum((Fraction(line.net) ** 2 * Fraction(line.count, self.total)
+                      for line in self.lines), Fraction(0))
+        return second - mean * mean
+
+    @property
+    def std_dev(self) -> float:
+        return math.sqrt(self.variance)
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "name": self.name,
+            "title": self.title,
+            "house_edge": float(self.house_edge),
+            "house_edge_exact": str(self.house_edge),
+            "hit_frequency": float(self.hit_frequency),
+            "std_dev": self.std_dev,
+            "total": self.total,
+            "lines": [{"label": line.label, "net": float(line.net), "count": line.count,
+                       "probability": float(self.probability(line)),
+                       "contribution": float(self.contribution(line))} for line in self.lines],
+            "rates": {name: float(value) for name, value in self.rates.items()},
+        }
+        if self.decisions:
+            data["element_of_risk"] = float(self.element_of_risk)
+            data["average_total_wager"] = float(self.average_total_wager)
+        return data
+
+
+@dataclass(frozen=True)
+class StrategyCard:
+    """The short rules a person can remember, and what playing them exactly costs."""
+
+    lines: tuple[str, ...]
+    house_edge: Fraction
+    optimal_house_edge: Fraction
+
+    @property
+    def cost(self) -> Fraction:
+        return self.house_edge - self.optimal_house_edge
+
+
+@dataclass(frozen=True)
+class ParSheet:
+    rules_id: str
+    rules_name: str
+    wagers: tuple[WagerAnalysis, ...]
+    strategy_card: StrategyCard | None = None
+    strategy_map: tuple[tuple[str, str, Fraction], ...] = ()  # (hand group, decision, share)
+    notes: tuple[str, ...] = ()
+
+    def wager(self, name: str) -> WagerAnalysis:
+        for wager in self.wagers:
+            if wager.name == name:
+                return wager
+        raise KeyError(name)
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"rules": self.rules_id, "name": self.rules_name,
+                                "wagers": [wager.to_json() for wager in self.wagers],
+                                "notes": list(self.notes)}
+        if self.strategy_card is not None:
+            card = self.strategy_card
+            data["strategy_card"] = {"lines": list(card.lines),
+                                     "house_edge": float(card.house_edge),
+                                     "optimal_house_edge": float(card.optimal_house_edge),
+                                     "cost": float(card.cost)}
+        data["strategy_map"] = [{"hands": group, "decision": decision, "share": float(share)}
+                                for group, decision, share in self.strategy_map]
+        return data

@@ -1,0 +1,185 @@
+"""Cards, decks and shuffles.
+
+A card is a small integer ``suit * 13 + rank`` where rank 0 is a deuce and rank 12 an
+ace, and suits are ordered spades, hearts, diamonds, clubs. The :class:`Card` dataclass
+wraps that integer for people; the fast code works on the integers directly.
+
+>>> parse_cards("Ah 10d 2c")
+(Card('Ah'), Card('Td'), Card('2c'))
+>>> format_cards(parse_cards("th8h6h"))
+'Th 8h 6h'
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Final
+
+import numpy as np
+import numpy.typing as npt
+
+RANKS: Final = "23456789TJQKA"
+SUITS: Final = "shdc"
+SUIT_NAMES: Final = ("spades", "hearts", "diamonds", "clubs")
+SUIT_SYMBOLS: Final = ("♠", "♥", "♦", "♣")
+RED_SUITS: Final = (1, 2)
+BLACK_SUITS: Final = (0, 3)
+COLOUR_SUITS: Final = {"red": RED_SUITS, "black": BLACK_SUITS}
+DECK_SIZE: Final = 52
+
+_CARD_TOKEN = re.compile(r"(10|[2-9tjqka])([shdc])", re.IGNORECASE)
+
+
+class CardError(ValueError):
+    """Card text that cannot be read, a repeated card, or the wrong number of cards."""
+
+
+@dataclass(frozen=True, order=True, slots=True)
+class Card:
+    """One playing card; ``index`` is ``suit * 13 + rank``.
+
+    >>> Card.parse("Qs").rank, Card.parse("Qs").suit
+    (10, 0)
+    >>> str(Card(51))
+    'Ac'
+    """
+
+    index: int
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.index < DECK_SIZE:
+            raise CardError(f"card index {self.index} is outside 0-51")
+
+    @classmethod
+    def of(cls, rank: int, suit: int) -> Card:
+        return cls(suit * 13 + rank)
+
+    @classmethod
+    def parse(cls, text: str) -> Card:
+        cards = parse_cards(text)
+        if len(cards) != 1:
+            raise CardError(f"expected one card, got {len(cards)} in {text!r}")
+        return cards[0]
+
+    @property
+    def rank(self) -> int:
+        return self.index % 13
+
+    @property
+    def suit(self) -> int:
+        return self.index // 13
+
+    def __str__(self) -> str:
+        return RANKS[self.rank] + SUITS[self.suit]
+
+    def __repr__(self) -> str:
+        return f"Card({str(self)!r})"
+
+
+def parse_cards(text: str | Iterable[str]) -> tuple[Card, ...]:
+    """Read cards from text such as ``"Ah Td 2c"``, ``"AhTd2c"`` or ``["Ah", "10d"]``.
+
+    Ranks 2-9, T (or 10), J, Q, K, A; suits s h d c; either case; spaces and commas
+    optional. Unreadable text is refused with a message naming it; so is a card that
+    appears twice.
+
+    >>> parse_cards(["Ks", "kd"])
+    (Card('Ks'), Card('Kd'))
+    >>> parse_cards("Ah Xh")
+    Traceback (most recent call last):
+    ...
+    feltlab.cards.CardError: cannot read card 'Xh'
+    >>> parse_cards("Ah ah")
+    Traceback (most recent call last):
+    ...
+    feltlab.cards.CardError: card Ah appears twice
+    """
+    if not isinstance(text, str):
+        text = " ".join(_require_str(item) for item in text)
+    cards: list[Card] = []
+    for chunk in re.split(r"[\s,]+", text.strip()):
+        if chunk:
+            cards.extend(_parse_chunk(chunk))
+    ensure_distinct(cards)
+    return tuple(cards)
+
+
+def _require_str(item: object) -> str:
+    if not isinstance(item, str):
+        raise CardError(f"cannot read card {item!r}: expected text such as 'Ah'")
+    return item
+
+
+def _parse_chunk(chunk: str) -> list[Card]:
+    cards: list[Card] = []
+    position = 0
+    while position < len(chunk):
+        match = _CARD_TOKEN.match(chunk, position)
+        if match is None:
+            bad = chunk[position : position + 2] if len(chunk) - position > 1 else chunk
+            raise CardError(f"cannot read card {bad!r}")
+        rank_text, suit_text = match.groups()
+        rank = RANKS.index("T" if rank_text == "10" else rank_text.upper())
+        cards.append(Card.of(rank, SUITS.index(suit_text.lower())))
+        position = match.end()
+    return cards
+
+
+def ensure_distinct(cards: Iterable[Card]) -> None:
+    """Refuse a collection in which any card appears twice, naming it."""
+    seen: set[Card] = set()
+    for card in cards:
+        if card in seen:
+            raise CardError(f"card {card} appears twice")
+        seen.add(card)
+
+
+def ensure_count(cards: Sequence[Card], count: int, what: str) -> None:
+    """Refuse ``cards`` unless there are exactly ``count`` of them.
+
+    >>> ensure_count(parse_cards("Ah Kh"), 3, "community")
+    Traceback (most recent call last):
+    ...
+    feltlab.cards.CardError: community needs 3 cards, got 2 (Ah Kh)
+    """
+    if len(cards) != count:
+        raise CardError(f"{what} needs {count} cards, got {len(cards)} ({format_cards(cards)})")
+
+
+def format_cards(cards: Iterable[Card]) -> str:
+    return " ".join(str(card) for card in cards)
+
+
+def sort_by_suit(cards: Iterable[Card]) -> list[Card]:
+    """Group cards by suit (spades, hearts, diamonds, clubs), high ranks first."""
+    return sorted(cards, key=lambda card: (card.suit, -card.rank))
+
+
+def full_deck() -> tuple[Card, ...]:
+    return tuple(Card(index) for index in range(DECK_SIZE))
+
+
+def secure_shuffle() -> tuple[Card, ...]:
+    """A deck shuffled for play: Fisher-Yates driven by the OS's cryptographic generator."""
+    order = list(range(DECK_SIZE))
+    for top in range(DECK_SIZE - 1, 0, -1):
+        pick = secrets.randbelow(top + 1)
+        order[top], order[pick] = order[pick], order[top]
+    return tuple(Card(index) for index in order)
+
+
+def seeded_shuffle(generator: np.random.Generator) -> tuple[Card, ...]:
+    """A deck shuffled for simulation from a seeded generator (reproducible from its seed).
+
+    >>> a = seeded_shuffle(np.random.default_rng(7))
+    >>> a == seeded_shuffle(np.random.default_rng(7)) and sorted(a) == list(full_deck())
+    True
+    """
+    return tuple(Card(int(index)) for index in generator.permutation(DECK_SIZE))
+
+
+def card_indices(cards: Iterable[Card]) -> npt.NDArray[np.uint8]:
+    return np.fromiter((card.index for card in cards), dtype=np.uint8)

@@ -1,0 +1,134 @@
+"""The ``feltlab`` command line."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Annotated, Any, NoReturn
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from feltlab.rules import RulesError, builtin_ids, load_rules
+from feltlab.rulescard import rules_card
+
+app = typer.Typer(
+    help="feltlab: rules engine, payouts and play for flush-family casino table games.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+console = Console()
+
+
+def fail(message: str) -> NoReturn:
+    """One line on standard error, exit status 2, nothing on standard output."""
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(2)
+
+
+@app.command("rules")
+def rules_command(
+    rules: Annotated[str | None, typer.Argument(help="A rule-set id or TOML file.")] = None,
+) -> None:
+    """List the rule sets, or print one as a rules card with its pay tables."""
+    if rules is None:
+        table = Table(title="Rule sets")
+        table.add_column("id")
+        table.add_column("name")
+        table.add_column("seats", justify="right")
+        for rules_id in builtin_ids():
+            loaded = load_rules(rules_id)
+            table.add_row(rules_id, loaded.name, str(loaded.seats))
+        console.print(table)
+        return
+    try:
+        console.print(rules_card(load_rules(rules)))
+    except RulesError as error:
+        fail(str(error))
+
+
+def _parse_wagers(text: str) -> dict[str, Any]:
+    """``ante=5,flush=5`` (or a JSON object) as a wagers object."""
+    if text.strip().startswith("{"):
+        value = json.loads(text)
+        if not isinstance(value, dict):
+            raise ValueError("--wagers must be a JSON object or name=amount pairs")
+        return value
+    wagers: dict[str, Any] = {}
+    for pair in filter(None, (part.strip() for part in text.split(","))):
+        name, sep, amount = pair.partition("=")
+        if not sep:
+            raise ValueError(f"--wagers: {pair!r} is not name=amount")
+        try:
+            wagers[name.strip()] = int(amount)
+        except ValueError:
+            raise ValueError(f"--wagers: amount {amount!r} of {name.strip()} is not a "
+                             "whole number") from None
+    return wagers
+
+
+def _parse_streets(text: str) -> list[int]:
+    try:
+        return [int(part) for part in text.split(",") if part.strip()]
+    except ValueError:
+        raise ValueError(f"--streets: {text!r} is not a list of whole amounts such as 5,5,10"
+                         ) from None
+
+
+@app.command("payout")
+def payout_command(
+    rules: Annotated[str | None, typer.Option(help="Rule-set id or file (single hand).")] = None,
+    wagers: Annotated[str | None, typer.Option(help="Wagers: ante=5,flush=5 or JSON.")] = None,
+    player: Annotated[str | None, typer.Option(help="Player's cards.")] = None,
+    dealer: Annotated[str | None, typer.Option(help="Dealer's 7 cards (flush games).")] = None,
+    raise_: Annotated[int | None, typer.Option("--raise", help="Raise amount; 0 = fold.")] = None,
+    colour: Annotated[str | None, typer.Option(help="red or black (9 Card Flush).")] = None,
+    community: Annotated[str | None, typer.Option(help="The 3 community cards.")] = None,
+    play: Annotated[bool | None, typer.Option("--play/--fold", help="9 Card Flush.")] = None,
+    streets: Annotated[str | None, typer.Option(help="Street bets made: 5,5,10.")] = None,
+) -> None:
+    """Settle hands: JSON object or array on standard input, or one hand given as options.
+
+    Prints the settlement as JSON: per wager the net result, the total after the
+    aggregate payout cap, and the hands as evaluated. Invalid input exits with status 2
+    and one line on standard error.
+    """
+    from feltlab.payout import settle_document
+
+    try:
+        if rules is not None:
+            document: Any = {"rules": rules, "wagers": _parse_wagers(wagers or "")}
+            options = {"player": player, "dealer": dealer, "raise": raise_, "colour": colour,
+                       "community": community, "play": play,
+                       "streets": None if streets is None else _parse_streets(streets)}
+            document.update({key: value for key, value in options.items() if value is not None})
+        else:
+            if sys.stdin.isatty():
+                fail("give the hand as JSON on standard input, or use --rules and the options")
+            text = sys.stdin.read()
+            if not text.strip():
+                fail("standard input is empty: expected a JSON object or array")
+            try:
+                document = json.loads(text)
+            except json.JSONDecodeError as error:
+                fail(f"standard input is not valid JSON: {error}")
+        result = settle_document(document)
+    except (ValueError, RulesError) as error:
+        fail(str(error))
+    typer.echo(json.dumps(result, indent=2))
+
+
+def main() -> None:
+    app()
+
+
+# Commands that live in their own modules register themselves on the app.
+from feltlab import play  # noqa: E402
+
+play.register(app)
+
+
+if __name__ == "__main__":
+    main()

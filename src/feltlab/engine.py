@@ -1,0 +1,417 @@
+"""The hand engine: one round of a game at a table, as a state machine.
+
+A :class:`HandState` is built from a rule set and a deck (so a round is reproducible from
+its deck) and moves through explicit :class:`Phase` values as typed, immutable actions
+are applied. Every action is verified first (:meth:`HandState.verify` raises
+:class:`ActionError`, :meth:`HandState.can` answers yes or no) and a refused action
+leaves the state as it was. The list of applied actions is the round's history:
+:meth:`HandState.replay` rebuilds the state from the rule set, the deck and that log.
+
+Seats are numbered from 1 (the dealer's left, first to act). Cards are dealt from the top
+of the deck in seat order, as the seeds describe:
+
+- High Card Flush family: 7 cards to each seated player, then 7 to the dealer.
+- 9 Card Flush: 3 community cards; after the decisions, 6 cards to each player.
+- Hold'em Stud: 2 cards to each player, then 3 community cards face down, turned one at
+  a time by :class:`Reveal` after each round of street bets.
+
+>>> from feltlab.cards import parse_cards, full_deck
+>>> from feltlab.rules import load_rules
+>>> hand = HandState(load_rules("high-card-flush"), full_deck())
+>>> for action in (PlaceWager(1, "ante", 10), Deal(), Raise(1, 10), Reveal(), Settle()):
+...     hand.apply(action)
+>>> hand.phase, hand.seats[1].settlement.total
+(<Phase.COMPLETE: 'complete'>, 20)
+
+(An unshuffled deck gives the player 2-8 of spades, a 7-card flush, against the dealer's
+5-card flush: Ante and Raise win.)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from enum import Enum
+
+from feltlab.cards import Card, CardError, ensure_distinct
+from feltlab.evaluators import best_flush
+from feltlab.rules import FlushRules, HoldemStudRules, NineCardRules, Rules
+from feltlab.settle import (
+    STREET_NAMES,
+    Settlement,
+    WagerError,
+    check_colour,
+    check_raise,
+    check_street_bet,
+    check_wagers,
+    settle_flush,
+    settle_holdem,
+    settle_nine_card,
+)
+
+
+class ActionError(ValueError):
+    """An action the rules refuse in the current state; the state is unchanged."""
+
+
+class Phase(Enum):
+    WAGERS = "wagers"
+    DECISIONS = "decisions"
+    REVEAL = "reveal"
+    SETTLE = "settle"
+    COMPLETE = "complete"
+
+
+@dataclass(frozen=True)
+class PlaceWager:
+    """Put ``amount`` on ``wager`` at ``seat`` (0 takes the wager back)."""
+
+    seat: int
+    wager: str
+    amount: int
+
+
+@dataclass(frozen=True)
+class ChooseColour:
+    """9 Card Flush: the colour the seat's wagers are on."""
+
+    seat: int
+    colour: str
+
+
+@dataclass(frozen=True)
+class Deal:
+    """Close the wagers and deal the first cards."""
+
+
+@dataclass(frozen=True)
+class Fold:
+    seat: int
+
+
+@dataclass(frozen=True)
+class Raise:
+    """High Card Flush family: raise ``amount`` units."""
+
+    seat: int
+    amount: int
+
+
+@dataclass(frozen=True)
+class Play:
+    """9 Card Flush: bet Play, equal to the All 9 wager."""
+
+    seat: int
+
+
+@dataclass(frozen=True)
+class Bet:
+    """Hold'em Stud: the street bet, 1x to 3x the Ante."""
+
+    seat: int
+    amount: int
+
+
+@dataclass(frozen=True)
+class Reveal:
+    """The dealer's next reveal: the dealer's hand, the players' 6 cards or a community card."""
+
+
+@dataclass(frozen=True)
+class Settle:
+    """Settle every wager at the table."""
+
+
+Action = PlaceWager | ChooseColour | Deal | Fold | Raise | Play | Bet | Reveal | Settle
+
+
+@dataclass
+class SeatState:
+    """One seated player's wagers, cards, decisions and, at the end, settlement."""
+
+    wagers: dict[str, int] = field(default_factory=dict)
+    colour: str | None = None
+    cards: list[Card] = field(default_factory=list)
+    decisions: list[int] = field(default_factory=list)  # per decision: amount, 0 = fold
+    folded: bool = False
+    settlement: Settlement | None = None
+
+
+class HandState:
+    """One round at a table under one rule set, dealt from ``deck``."""
+
+    def __init__(self, rules: Rules, deck: Sequence[Card]) -> None:
+        try:
+            ensure_distinct(deck)
+        except CardError as error:
+            raise ActionError(f"deck: {error}") from error
+        self.rules = rules
+        self.deck = tuple(deck)
+        self.phase = Phase.WAGERS
+        self.seats: dict[int, SeatState] = {}
+        self.dealer_cards: list[Card] = []
+        self.community: list[Card] = []
+        self.revealed = 0  # community cards (Hold'em) or reveals done
+        self.street = 0  # decision round (Hold'em has three)
+        self.log: list[Action] = []
+        self._next_card = 0
+
+    # --- the verify / can / apply trio ------------------------------------------------
+
+    def verify(self, action: Action) -> None:
+        """Raise :class:`ActionError` naming the broken rule unless ``action`` is allowed."""
+        checker = getattr(self, f"_verify_{type(action).__name__.lower()}")
+        try:
+            checker(action)
+        except (WagerError, CardError) as error:
+            raise ActionError(str(error)) from error
+
+    def can(self, action: Action) -> bool:
+        try:
+            self.verify(action)
+        except ActionError:
+            return False
+        return True
+
+    def apply(self, action: Action) -> None:
+        """Verify ``action`` and carry it out; on refusal nothing changes."""
+        self.verify(action)
+        getattr(self, f"_do_{type(action).__name__.lower()}")(action)
+        self.log.append(action)
+
+    @classmethod
+    def replay(cls, rules: Rules, deck: Sequence[Card], actions: Iterable[Action]) -> HandState:
+        """Rebuild a round from its rule set, deck and action log."""
+        state = cls(rules, deck)
+        for action in actions:
+            state.apply(action)
+        return state
+
+    # --- who acts -----------------------------------------------------------------------
+
+    @property
+    def active_seats(self) -> list[int]:
+        """Seats with the required wagers placed, in dealing order."""
+        return sorted(seat for seat, state in self.seats.items()
+                      if all(name in state.wagers for name in self.rules.required_wagers))
+
+    @property
+    def to_act(self) -> int | None:
+        """The seat whose decision is awaited, or ``None``."""
+        if self.phase is not Phase.DECISIONS:
+            return None
+        for seat in self.active_seats:
+            state = self.seats[seat]
+            if not state.folded and len(state.decisions) == self.street:
+                return seat
+        return None
+
+    # --- verification -------------------------------------------------------------------
+
+    def _require(self, phase: Phase, what: str) -> None:
+        if self.phase is not phase:
+            raise ActionError(f"{what} is not allowed in the {self.phase.value} phase "
+                              f"(only in the {phase.value} phase)")
+
+    def _require_seat(self, seat: int) -> None:
+        if isinstance(seat, bool) or not isinstance(seat, int) or not 1 <= seat <= self.rules.seats:
+            raise ActionError(f"seat {seat!r} does not exist: {self.rules.id} has seats "
+                              f"1-{self.rules.seats}")
+
+    def _require_turn(self, seat: int, what: str) -> None:
+        self._require(Phase.DECISIONS, what)
+        self._require_seat(seat)
+        if seat not in self.active_seats:
+            raise ActionError(f"seat {seat} has no hand in this round")
+        if self.to_act != seat:
+            raise ActionError(f"seat {seat} is acting out of turn: seat {self.to_act} acts next")
+
+    def _verify_placewager(self, action: PlaceWager) -> None:
+        self._require(Phase.WAGERS, "placing a wager")
+        self._require_seat(action.seat)
+        current = dict(self.seats[action.seat].wagers) if action.seat in self.seats else {}
+        current[action.wager] = action.amount
+        _check_partial(self.rules, current)
+
+    def _verify_choosecolour(self, action: ChooseColour) -> None:
+        self._require(Phase.WAGERS, "choosing a colour")
+        self._require_seat(action.seat)
+        if not isinstance(self.rules, NineCardRules):
+            raise ActionError(f"{self.rules.id} has no colours to choose")
+        check_colour(action.colour)
+
+    def _verify_deal(self, action: Deal) -> None:
+        self._require(Phase.WAGERS, "dealing")
+        if not self.active_seats:
+            wagers = " and ".join(self.rules.required_wagers)
+            raise ActionError(f"no seat has placed the required {wagers}: nothing to deal")
+        for seat in self.active_seats:
+            check_wagers(self.rules, self.seats[seat].wagers)
+            if isinstance(self.rules, NineCardRules) and self.seats[seat].colour is None:
+                raise ActionError(f"seat {seat} has not chosen red or black")
+        needed = self._cards_needed()
+        if needed > len(self.deck):
+            raise ActionError(f"the deck has {len(self.deck)} cards; this round needs {needed}")
+
+    def _verify_fold(self, action: Fold) -> None:
+        self._require_turn(action.seat, "folding")
+
+    def _verify_raise(self, action: Raise) -> None:
+        self._require_turn(action.seat, "raising")
+        if not isinstance(self.rules, FlushRules):
+            raise ActionError(f"{self.rules.id} has no raise; use the game's own decision")
+        seat = self.seats[action.seat]
+        if action.amount == 0:
+            raise ActionError("a raise of 0 is not a raise; fold instead")
+        check_raise(self.rules, seat.cards, seat.wagers["ante"], action.amount)
+
+    def _verify_play(self, action: Play) -> None:
+        self._require_turn(action.seat, "playing")
+        if not isinstance(self.rules, NineCardRules):
+            raise ActionError(f"{self.rules.id} has no Play wager")
+
+    def _verify_bet(self, action: Bet) -> None:
+        self._require_turn(action.seat, "a street bet")
+        if not isinstance(self.rules, HoldemStudRules):
+            raise ActionError(f"{self.rules.id} has no street bets")
+        check_street_bet(self.rules, self.seats[action.seat].wagers["ante"], self.street,
+                         action.amount)
+
+    def _verify_reveal(self, action: Reveal) -> None:
+        self._require(Phase.REVEAL, "revealing")
+
+    def _verify_settle(self, action: Settle) -> None:
+        self._require(Phase.SETTLE, "settling")
+
+    # --- carrying out -------------------------------------------------------------------
+
+    def _draw(self, count: int) -> list[Card]:
+        cards = list(self.deck[self._next_card:self._next_card + count])
+        self._next_card += count
+        return cards
+
+    def _cards_needed(self) -> int:
+        players = len(self.active_seats)
+        if isinstance(self.rules, FlushRules):
+            return 7 * (players + 1)
+        if isinstance(self.rules, NineCardRules):
+            return 3 + 6 * players
+        return 2 * players + 3
+
+    def _do_placewager(self, action: PlaceWager) -> None:
+        state = self.seats.setdefault(action.seat, SeatState())
+        if action.amount:
+            state.wagers[action.wager] = action.amount
+        else:
+            state.wagers.pop(action.wager, None)
+
+    def _do_choosecolour(self, action: ChooseColour) -> None:
+        self.seats.setdefault(action.seat, SeatState()).colour = action.colour
+
+    def _do_deal(self, action: Deal) -> None:
+        for seat in [seat for seat in self.seats if seat not in self.active_seats]:
+            del self.seats[seat]  # a bonus without the required wager does not play
+        if isinstance(self.rules, FlushRules):
+            for seat in self.active_seats:
+                self.seats[seat].cards = self._draw(7)
+            self.dealer_cards = self._draw(7)
+        elif isinstance(self.rules, NineCardRules):
+            self.community = self._draw(3)
+            self.revealed = 3
+        else:
+            for seat in self.active_seats:
+                self.seats[seat].cards = self._draw(2)
+            self.community = self._draw(3)
+        self.phase = Phase.DECISIONS
+        self._after_decision()
+
+    def _decide(self, seat: int, amount: int) -> None:
+        state = self.seats[seat]
+        state.decisions.append(amount)
+        state.folded = amount == 0
+        self._after_decision()
+
+    def _do_fold(self, action: Fold) -> None:
+        self._decide(action.seat, 0)
+
+    def _do_raise(self, action: Raise) -> None:
+        self._decide(action.seat, action.amount)
+
+    def _do_play(self, action: Play) -> None:
+        self._decide(action.seat, self.seats[action.seat].wagers["all9"])
+
+    def _do_bet(self, action: Bet) -> None:
+        self._decide(action.seat, action.amount)
+
+    def _after_decision(self) -> None:
+        if self.to_act is None:
+            self.phase = Phase.REVEAL
+
+    def _do_reveal(self, action: Reveal) -> None:
+        if isinstance(self.rules, NineCardRules):
+            for seat in self.active_seats:
+                self.seats[seat].cards = self._draw(6)
+            self.phase = Phase.SETTLE
+            return
+        if isinstance(self.rules, FlushRules):
+            self.revealed = 7
+            self.phase = Phase.SETTLE
+            return
+        self.revealed += 1
+        self.street += 1
+        if self.street >= self.rules.streets:
+            self.phase = Phase.SETTLE
+        else:
+            self.phase = Phase.DECISIONS
+            self._after_decision()
+
+    def _do_settle(self, action: Settle) -> None:
+        for seat in self.active_seats:
+            self.seats[seat].settlement = self._settle_seat(self.seats[seat])
+        self.phase = Phase.COMPLETE
+
+    def _settle_seat(self, state: SeatState) -> Settlement:
+        rules = self.rules
+        if isinstance(rules, FlushRules):
+            amount = state.decisions[0] if state.decisions else 0
+            return settle_flush(rules, state.wagers, state.cards, self.dealer_cards, amount)
+        if isinstance(rules, NineCardRules):
+            play = bool(state.decisions and state.decisions[0])
+            return settle_nine_card(rules, state.wagers, state.colour, self.community,
+                                    state.cards, play)
+        streets = [amount for amount in state.decisions if amount]
+        return settle_holdem(rules, state.wagers, state.cards, self.community, streets)
+
+    # --- views --------------------------------------------------------------------------
+
+    @property
+    def visible_community(self) -> list[Card]:
+        return self.community[:self.revealed]
+
+    def legal_raises(self, seat: int) -> range:
+        """Raise amounts open to ``seat`` now (empty if it may only fold)."""
+        state = self.seats[seat]
+        if not isinstance(self.rules, FlushRules):
+            return range(0)
+        ante = state.wagers["ante"]
+        most = self.rules.max_raise_multiple(best_flush(state.cards).length) * ante
+        step = ante if self.rules.raise_in_whole_antes else 1
+        return range(ante, most + 1, step) if most else range(0)
+
+    def legal_street_bets(self, seat: int) -> list[int]:
+        if not isinstance(self.rules, HoldemStudRules):
+            return []
+        ante = self.seats[seat].wagers["ante"]
+        return [ante * k for k in range(1, self.rules.max_street_multiple + 1)]
+
+
+def _check_partial(rules: Rules, wagers: dict[str, int]) -> None:
+    """Check placed wagers (the required ones may still be missing)."""
+    placed = {name: amount for name, amount in wagers.items() if amount != 0}
+    required = {name: rules.limits[name].min for name in rules.required_wagers
+                if name not in placed}
+    check_wagers(rules, {**placed, **required})
+
+
+__all__ = ["STREET_NAMES", "Action", "ActionError", "Bet", "ChooseColour", "Deal", "Fold",
+           "HandState", "Phase", "PlaceWager", "Play", "Raise", "Reveal", "SeatState", "Settle"]

@@ -30,6 +30,7 @@ class OutcomeLine:
     net: Fraction | int
     count: int
     wagered: Fraction | int = 1
+    key: str | int | None = None  # the pay-table line this row pays on, if any
 
 
 @dataclass(frozen=True)
@@ -150,3 +151,29 @@ class ParSheet:
         data["strategy_map"] = [{"hands": group, "decision": decision, "share": float(share)}
                                 for group, decision, share in self.strategy_map]
         return data
+
+
+@dataclass(frozen=True)
+class OptionValue:
+    """One option open to a hand and its exact expected net result, in units of the
+    main wager (Ante, or All 9), counting every main-game bet the option commits to."""
+
+    option: str
+    ev: Fraction
+
+
+@dataclass(frozen=True)
+class Advice:
+    """The exact value of every option for one hand; ``best`` is the optimal option
+    (exact ties go to the larger wager)."""
+
+    rules_id: str
+    hand: str
+    options: tuple[OptionValue, ...]
+    best: str
+    details: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"rules": self.rules_id, "hand": self.hand, "best": self.best,
+                "options": [{"option": o.option, "ev": float(o.ev), "ev_exact": str(o.ev)}
+                            for o in self.options], **self.details}

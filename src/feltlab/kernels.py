@@ -21,8 +21,6 @@ import numba as nb
 import numpy as np
 import numpy.typing as npt
 
-from feltlab.evaluators import PokerHand, ThreeCardHand
-
 LANE: Final = 16
 LANE_MASK: Final = 0x1FFF
 CardArray = npt.NDArray[np.uint8]
@@ -203,29 +201,27 @@ def _as_hands(hands: npt.ArrayLike, size: int | None = None) -> CardArray:
 
 def flush_values(hands: npt.ArrayLike) -> npt.NDArray[np.int32]:
     """Flush value of each hand (see :func:`feltlab.evaluators.flush_value_of`)."""
-    return _flush_values(_as_hands(hands), LANE_BIT, POPCOUNT)  # type: ignore[no-any-return]
+    return _flush_values(_as_hands(hands), LANE_BIT, POPCOUNT)
 
 
 def straight_flush_lengths(hands: npt.ArrayLike) -> npt.NDArray[np.int8]:
     """Longest straight-flush run of each hand (ace high or low, no wrap)."""
-    return _straight_flush_lengths(_as_hands(hands), LANE_BIT, RUN_LENGTH)  # type: ignore[no-any-return]
+    return _straight_flush_lengths(_as_hands(hands), LANE_BIT, RUN_LENGTH)
 
 
 def colour_flush_counts(hands: npt.ArrayLike, colour: str) -> npt.NDArray[np.int8]:
     """Flush cards of ``colour`` ("red" or "black") in each hand."""
     first, second = (1, 2) if colour == "red" else (0, 3)
     array = _as_hands(hands)
-    return _colour_flush_counts(array, first, second, LANE_BIT, POPCOUNT)  # type: ignore[no-any-return]
+    return _colour_flush_counts(array, first, second, LANE_BIT, POPCOUNT)
 
 
 def poker_hands(hands: npt.ArrayLike) -> npt.NDArray[np.int8]:
     """:class:`~feltlab.evaluators.PokerHand` value of each five-card hand."""
-    return _poker_hands(_as_hands(hands, 5))  # type: ignore[no-any-return]
+    return _poker_hands(_as_hands(hands, 5))
 
 
 def three_card_hands(hands: npt.ArrayLike) -> npt.NDArray[np.int8]:
     """:class:`~feltlab.evaluators.ThreeCardHand` value of each three-card hand."""
-    return _three_card_hands(_as_hands(hands, 3))  # type: ignore[no-any-return]
+    return _three_card_hands(_as_hands(hands, 3))
 
-
-assert PokerHand.ROYAL_FLUSH == 11 and ThreeCardHand.STRAIGHT_FLUSH == 5

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
-from feltlab.cards import RANKS
 from feltlab.rules import FlushRules, HoldemStudRules, NineCardRules, PayTable, Rules
 
 WAGER_TITLES = {
@@ -30,7 +31,7 @@ def _pay_table(title: str, table: PayTable, unit: str) -> Table:
     return grid
 
 
-def _named_table(title: str, table: dict[str, int | str]) -> Table:
+def _named_table(title: str, table: Mapping[str, int | str]) -> Table:
     grid = Table(title=title, title_justify="left")
     grid.add_column("Hand")
     grid.add_column("Pays", justify="right")
@@ -117,5 +118,3 @@ def rules_card(rules: Rules) -> Group:
     parts.extend(tables)
     return Group(*parts)
 
-
-__all__ = ["RANKS", "rules_card", "wager_title"]

@@ -1,0 +1,3 @@
+from feltlab.cli import main
+
+main()

@@ -123,6 +123,34 @@ class Settle:
 
 
 Action = PlaceWager | ChooseColour | Deal | Fold | Raise | Play | Bet | Reveal | Settle
+ACTION_TYPES: dict[str, type[Action]] = {
+    cls.__name__: cls for cls in (PlaceWager, ChooseColour, Deal, Fold, Raise, Play, Bet,
+                                  Reveal, Settle)
+}
+
+
+def action_to_json(action: Action) -> dict[str, object]:
+    """An action as a JSON-ready object (how a server stores a round's log).
+
+    >>> action_to_json(Raise(2, 30))
+    {'type': 'Raise', 'seat': 2, 'amount': 30}
+    """
+    return {"type": type(action).__name__, **vars(action)}
+
+
+def action_from_json(data: object) -> Action:
+    """The action stored by :func:`action_to_json`; refuses anything else by name.
+
+    >>> action_from_json({"type": "PlaceWager", "seat": 1, "wager": "ante", "amount": 5})
+    PlaceWager(seat=1, wager='ante', amount=5)
+    """
+    if not isinstance(data, dict) or data.get("type") not in ACTION_TYPES:
+        raise ActionError(f"not an action: {data!r}; types are {', '.join(ACTION_TYPES)}")
+    fields = {key: value for key, value in data.items() if key != "type"}
+    try:
+        return ACTION_TYPES[data["type"]](**fields)
+    except TypeError as error:
+        raise ActionError(f"action {data['type']}: {error}") from error
 
 
 @dataclass
@@ -413,5 +441,5 @@ def _check_partial(rules: Rules, wagers: dict[str, int]) -> None:
     check_wagers(rules, {**placed, **required})
 
 
-__all__ = ["STREET_NAMES", "Action", "ActionError", "Bet", "ChooseColour", "Deal", "Fold",
+__all__ = ["STREET_NAMES", "Action", "ActionError", "action_from_json", "action_to_json", "Bet", "ChooseColour", "Deal", "Fold",
            "HandState", "Phase", "PlaceWager", "Play", "Raise", "Reveal", "SeatState", "Settle"]

@@ -1,0 +1,334 @@
+"""The exact-math commands: ``feltlab analyze``, ``feltlab advise`` and
+``feltlab solve-paytable``; :func:`register` adds them to the ``feltlab`` app."""
+
+from __future__ import annotations
+
+import importlib
+import json
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from fractions import Fraction
+from pathlib import Path
+from typing import Annotated, Any, NoReturn
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from feltlab.analysis.model import Advice, ParSheet
+from feltlab.analysis.paytable import Solution, parse_target, solve
+from feltlab.analysis.report_text import (
+    capped_rows,
+    capped_table,
+    decimal,
+    par_sheet_renderable,
+    pays_text,
+    percent,
+)
+from feltlab.cards import Card, ensure_count, ensure_distinct, format_cards, parse_cards
+from feltlab.rules import FlushRules, HoldemStudRules, NineCardRules, Rules, RulesError, load_rules
+from feltlab.settle import check_colour, check_wagers
+
+GAME_MODULES = {FlushRules: "flush", HoldemStudRules: "holdem", NineCardRules: "nine"}
+"""The analysis module of each game, under ``feltlab.analysis``."""
+
+ProgressCallback = Callable[[int, int], None]
+
+
+def fail(message: str) -> NoReturn:
+    """One line on standard error, exit status 2, nothing on standard output."""
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(2)
+
+
+def _stdout() -> Console:
+    return Console(highlight=False)
+
+
+def _load(rules_text: str) -> Rules:
+    try:
+        return load_rules(rules_text)
+    except RulesError as error:
+        fail(str(error))
+
+
+def game_module(rules: Rules) -> Any:
+    """The analysis module of the rule set's game (``feltlab.analysis.flush``, ...)."""
+    return importlib.import_module(f"feltlab.analysis.{GAME_MODULES[type(rules)]}")
+
+
+@contextmanager
+def progress_bar(description: str, enabled: bool = True) -> Iterator[ProgressCallback]:
+    """A Rich progress bar on standard error, fed by a ``progress(done, total)`` callback."""
+    if not enabled:
+        yield lambda done, total: None
+        return
+    bar = Progress(TextColumn("{task.description}"), BarColumn(), TaskProgressColumn(),
+                   TimeElapsedColumn(), console=Console(stderr=True), transient=True)
+    with bar:
+        task = bar.add_task(description, total=None)
+        yield lambda done, total: bar.update(task, completed=done, total=total)
+
+
+def run_analysis(rules: Rules, show_progress: bool = True) -> ParSheet:
+    from feltlab.analysis import analyze
+
+    try:
+        with progress_bar(f"Analysing {rules.id}", show_progress) as progress:
+            return analyze(rules, progress)
+    except ModuleNotFoundError as error:
+        fail(f"the exact analysis of {rules.id} is not available: {error}")
+
+
+def parse_bets(text: str) -> dict[str, int]:
+    """``ante=10,flush=10`` as a dict of whole amounts.
+
+    >>> parse_bets("ante=10, flush=5")
+    {'ante': 10, 'flush': 5}
+    """
+    bets: dict[str, int] = {}
+    for pair in filter(None, (part.strip() for part in text.split(","))):
+        name, sep, amount = pair.partition("=")
+        try:
+            if not sep:
+                raise ValueError
+            bets[name.strip()] = int(amount)
+        except ValueError:
+            raise ValueError(f"--bets: {pair!r} is not name=amount with a whole amount") from None
+    if not bets:
+        raise ValueError("--bets: no bets given; write them as ante=10,flush=10")
+    return bets
+
+
+def capped_returns(rules: Rules, bets: Mapping[str, int]) -> dict[str, Fraction]:
+    """The game module's house edges at ``bets`` under the aggregate payout cap."""
+    function = getattr(game_module(rules), "capped_returns", None)
+    if function is None:
+        raise ValueError(f"the aggregate-cap analysis of {rules.id} is not available")
+    result: dict[str, Fraction] = function(rules, dict(bets))
+    return result
+
+
+def _capped_json(sheet: ParSheet, bets: Mapping[str, int], capped: Mapping[str, Fraction],
+                 cap: int | None) -> dict[str, Any]:
+    rows = capped_rows(sheet, bets, capped)
+    return {"bets": dict(bets), "max_aggregate_payout": cap,
+            "house_edge": {name: float(with_cap) for name, _, with_cap in rows},
+            "house_edge_exact": {name: str(with_cap) for name, _, with_cap in rows},
+            "uncapped_house_edge": {name: None if edge is None else float(edge)
+                                    for name, edge, _ in rows}}
+
+
+def analyze_command(
+    rules: Annotated[str, typer.Argument(help="A rule-set id or TOML file.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print the PAR sheet as JSON.")] = False,
+    html: Annotated[Path | None, typer.Option(help="Write a self-contained HTML report.")] = None,
+    csv: Annotated[Path | None, typer.Option(help="Write CSV files into this folder.")] = None,
+    bets: Annotated[str | None, typer.Option(
+        help="Bets for the aggregate-cap view, e.g. ante=10,flush=10,straight_flush=10.")] = None,
+) -> None:
+    """The exact PAR sheet of a rule set: return tables, house edges, rates, strategy."""
+    loaded = _load(rules)
+    stakes: dict[str, int] | None = None
+    if bets is not None:
+        try:
+            stakes = check_wagers(loaded, parse_bets(bets))
+        except ValueError as error:
+            fail(str(error))
+    sheet = run_analysis(loaded, show_progress=not as_json)
+    capped: dict[str, Fraction] | None = None
+    if stakes is not None:
+        try:
+            capped = capped_returns(loaded, stakes)
+        except ValueError as error:
+            fail(str(error))
+    _write_files(sheet, html, csv, capped, stakes, loaded.max_aggregate_payout)
+    if as_json:
+        data = sheet.to_json()
+        if capped is not None and stakes is not None:
+            data["aggregate_cap"] = _capped_json(sheet, stakes, capped,
+                                                 loaded.max_aggregate_payout)
+        typer.echo(json.dumps(data, indent=2))
+        return
+    console = _stdout()
+    console.print(par_sheet_renderable(sheet))
+    if capped is not None and stakes is not None:
+        console.print(capped_table(sheet, stakes, capped, loaded.max_aggregate_payout))
+
+
+def _write_files(sheet: ParSheet, html: Path | None, csv: Path | None,
+                 capped: Mapping[str, Fraction] | None, bets: Mapping[str, int] | None,
+                 cap: int | None) -> None:
+    try:
+        if html is not None:
+            from feltlab.analysis.report_html import render_html
+
+            html.write_text(render_html(sheet, capped, bets, cap), encoding="utf-8")
+            typer.echo(f"wrote {html}", err=True)
+        if csv is not None:
+            from feltlab.analysis.report_csv import write_csv
+
+            written = write_csv(sheet, csv)
+            typer.echo(f"wrote {len(written)} CSV files into {csv}", err=True)
+    except OSError as error:
+        fail(f"cannot write the report: {error}")
+
+
+# advise -----------------------------------------------------------------------------------
+
+def _advice_inputs(rules: Rules, cards: str, community: str | None, colour: str | None,
+                   bets: str | None) -> tuple[tuple[Card, ...], tuple[Card, ...], str | None,
+                                              tuple[int, ...]]:
+    """Check the hand against the game; raise ValueError naming what is wrong."""
+    player, shared = parse_cards(cards), parse_cards(community or "")
+    multiples = tuple(int(part) for part in (bets or "").split(",") if part.strip())
+    if isinstance(rules, NineCardRules):
+        if community is None:
+            player, shared = (), player
+        ensure_count(player, 0, "player (the decision comes before the player's cards)")
+        ensure_count(shared, 3, "community")
+        return (), shared, check_colour(colour or "red"), ()
+    if colour is not None:
+        raise ValueError(f"--colour is for 9 Card Flush, not {rules.id}")
+    if isinstance(rules, FlushRules):
+        ensure_count(player, rules.hand_size, "player")
+        if shared or multiples:
+            raise ValueError(f"{rules.id} has no community cards and no street bets")
+        return player, (), None, ()
+    ensure_count(player, 2, "player")
+    if len(shared) >= rules.streets:
+        raise ValueError(f"community: at most {rules.streets - 1} cards are turned before "
+                         f"the last decision, got {len(shared)}")
+    if len(multiples) != len(shared):
+        raise ValueError(f"--bets: one street bet (in antes) per turned community card: "
+                         f"{len(shared)} expected, got {len(multiples)}")
+    for multiple in multiples:
+        if not 1 <= multiple <= rules.max_street_multiple:
+            raise ValueError(f"--bets: a street bet is 1 to {rules.max_street_multiple} "
+                             f"antes, got {multiple}")
+    ensure_distinct([*player, *shared])
+    return player, shared, None, multiples
+
+
+def advice_table(advice: Advice) -> Table:
+    table = Table(title=f"{advice.hand}", title_justify="left")
+    table.add_column("Option")
+    table.add_column("EV per ante", justify="right")
+    table.add_column("Exact", justify="right")
+    table.add_column("")
+    for option in advice.options:
+        best = option.option == advice.best
+        table.add_row(option.option, decimal(option.ev, 6), str(option.ev),
+                      "best" if best else "", style="bold green" if best else None)
+    return table
+
+
+def advise_command(
+    rules: Annotated[str, typer.Argument(help="A rule-set id or TOML file.")],
+    cards: Annotated[str, typer.Argument(
+        help="The player's cards (9 Card Flush: the 3 community cards).")] = "",
+    community: Annotated[str | None, typer.Option(help="Community cards turned so far.")] = None,
+    colour: Annotated[str | None, typer.Option(help="red or black (9 Card Flush).")] = None,
+    bets: Annotated[str | None, typer.Option(
+        help="Hold'em Stud: street bets made so far, in antes, e.g. 1,3.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the advice as JSON.")] = False,
+) -> None:
+    """The exact EV of every option open to one hand, and the best one."""
+    from feltlab.analysis import advise
+
+    loaded = _load(rules)
+    try:
+        player, shared, chosen, multiples = _advice_inputs(loaded, cards, community, colour,
+                                                           bets)
+        advice = advise(loaded, player, shared, chosen, multiples)
+    except ModuleNotFoundError as error:
+        fail(f"the advisor for {loaded.id} is not available: {error}")
+    except ValueError as error:
+        fail(str(error))
+    if as_json:
+        typer.echo(json.dumps(advice.to_json(), indent=2))
+        return
+    console = _stdout()
+    console.print(advice_table(advice))
+    if shared and not isinstance(loaded, NineCardRules):
+        console.print(f"Community cards turned: {format_cards(shared)}")
+    if multiples:
+        console.print("Street bets made: " + ", ".join(f"{bet}x" for bet in multiples))
+    if chosen is not None:
+        console.print(f"Colour: {chosen}")
+    console.print(f"Best: [bold]{advice.best}[/bold]")
+
+
+# solve-paytable ---------------------------------------------------------------------------
+
+def solve_command(
+    rules: Annotated[str, typer.Argument(help="A rule-set id or TOML file.")],
+    wager: Annotated[str, typer.Option(help="The wager whose pay table to solve.")],
+    target: Annotated[str, typer.Option(help="Target house edge: 0.05, 5% or 1/20.")],
+    line: Annotated[str | None, typer.Option(
+        help="The pay-table line left open, e.g. 5 or full_house.")] = None,
+    scale: Annotated[bool, typer.Option(
+        "--scale", help="Solve a factor on the whole table instead of one line.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
+) -> None:
+    """The whole-number pays (or the scale) that put a wager's house edge nearest a target."""
+    loaded = _load(rules)
+    try:
+        goal = parse_target(target)
+        with progress_bar(f"Solving {wager} of {loaded.id}", not as_json):
+            solution = solve(loaded, wager, goal, line=line, scale=scale,
+                             analyzer=lambda candidate: run_analysis(candidate, False))
+    except ModuleNotFoundError as error:
+        fail(f"the exact analysis of {loaded.id} is not available: {error}")
+    except ValueError as error:
+        fail(str(error))
+    if as_json:
+        typer.echo(json.dumps(_solution_json(solution), indent=2))
+        return
+    _print_solution(solution)
+
+
+def _solution_json(solution: Solution) -> dict[str, Any]:
+    return {"rules": solution.rules.id, "wager": solution.wager, "method": solution.method,
+            "line": solution.line, "target": float(solution.target),
+            "house_edge": float(solution.house_edge),
+            "house_edge_exact": str(solution.house_edge),
+            "scale": None if solution.scale is None else float(solution.scale),
+            "exact": None if solution.exact is None else str(solution.exact),
+            "analyses": solution.analyses,
+            "table": {str(key): value for key, value in solution.table.items()},
+            "original": {str(key): value for key, value in solution.original.items()}}
+
+
+def _print_solution(solution: Solution) -> None:
+    table = Table(title=f"{solution.rules.id}: {solution.wager}", title_justify="left")
+    for header in ("Line", "Was", "Now"):
+        table.add_column(header, justify="left" if header == "Line" else "right")
+    for key, value in solution.table.items():
+        old = solution.original[key]
+        table.add_row(str(key).replace("_", " "), _pays(old), _pays(value),
+                      style="bold" if value != old else None)
+    console = _stdout()
+    console.print(table)
+    if solution.scale is not None:
+        console.print(f"Scale giving this table: {decimal(solution.scale, 6)}")
+        if solution.exact is not None:
+            console.print(f"Exact scale for the target (before rounding the pays): "
+                          f"{decimal(solution.exact, 6)}")
+    elif solution.exact is not None:
+        console.print(f"Exact pay for the target: {decimal(solution.exact, 6)}")
+    console.print(f"Target house edge: {percent(solution.target)}")
+    console.print(f"House edge: {percent(solution.house_edge)} (exactly {solution.house_edge})")
+    console.print(f"Method: {solution.method}, {solution.analyses} analysis run(s)")
+
+
+def _pays(value: int | str) -> str:
+    return "push" if value == "push" else pays_text(int(value))
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``analyze``, ``advise`` and ``solve-paytable`` to ``app``."""
+    app.command("analyze")(analyze_command)
+    app.command("advise")(advise_command)
+    app.command("solve-paytable")(solve_command)

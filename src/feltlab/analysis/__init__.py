@@ -20,15 +20,15 @@ Progress = Callable[[int, int], None]
 def analyze(rules: Rules, progress: Progress | None = None) -> ParSheet:
     """The exact PAR sheet of a rule set."""
     if isinstance(rules, FlushRules):
-        from feltlab.analysis import flush
+        import feltlab.analysis.flush as flush
 
         return flush.analyze(rules, progress)
     if isinstance(rules, HoldemStudRules):
-        from feltlab.analysis import holdem
+        import feltlab.analysis.holdem as holdem
 
         return holdem.analyze(rules, progress)
     assert isinstance(rules, NineCardRules)
-    from feltlab.analysis import nine
+    import feltlab.analysis.nine as nine
 
     return nine.analyze(rules, progress)
 
@@ -43,14 +43,14 @@ def advise(rules: Rules, player: Sequence[Card], community: Sequence[Card] = (),
     (``player`` is empty: the decision comes before the player's cards).
     """
     if isinstance(rules, FlushRules):
-        from feltlab.analysis import flush
+        import feltlab.analysis.flush as flush
 
         return flush.advise(rules, player)
     if isinstance(rules, HoldemStudRules):
-        from feltlab.analysis import holdem
+        import feltlab.analysis.holdem as holdem
 
         return holdem.advise(rules, player, community, bets)
     assert isinstance(rules, NineCardRules)
-    from feltlab.analysis import nine
+    import feltlab.analysis.nine as nine
 
     return nine.advise(rules, community, colour or "red")

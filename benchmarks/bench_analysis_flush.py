@@ -1,0 +1,62 @@
+"""Timings of the High Card Flush exact analysis.
+
+Prints the time of ``analyze(load_rules("high-card-flush"))`` cold (a fresh process with
+an empty Numba cache, so compilation is included) and warm (compiled, enumeration not
+cached), and the time of one ``advise()`` call.
+
+    .venv/bin/python benchmarks/bench_analysis_flush.py
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+COLD_SCRIPT = """
+import time
+start = time.perf_counter()
+from feltlab.analysis import flush
+from feltlab.rules import load_rules
+flush.analyze(load_rules("high-card-flush"))
+print(time.perf_counter() - start)
+"""
+
+
+def cold_seconds() -> float:
+    """analyze() in a fresh interpreter whose Numba cache directory is empty."""
+    with tempfile.TemporaryDirectory() as cache:
+        env = {**os.environ, "NUMBA_CACHE_DIR": cache}
+        done = subprocess.run([sys.executable, "-c", COLD_SCRIPT], env=env, check=True,
+                              capture_output=True, text=True)
+    return float(done.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    from feltlab.analysis import flush
+    from feltlab.cards import parse_cards
+    from feltlab.rules import FlushRules, load_rules
+
+    rules = load_rules("high-card-flush")
+    assert isinstance(rules, FlushRules)
+    print(f"load average before: {os.getloadavg()[0]:.2f}")
+    print(f"analyze cold (fresh process, empty Numba cache): {cold_seconds():.2f} s")
+    flush.analyze(rules)  # compile / load the cache in this process
+    flush.clear_cache()
+    start = time.perf_counter()
+    flush.analyze(rules)
+    print(f"analyze warm (compiled, enumeration redone): {time.perf_counter() - start:.2f} s")
+    cards = parse_cards("Th 8h 6h Js Ad Qd Jc")
+    flush.advise(rules, cards)
+    rounds = 2000
+    start = time.perf_counter()
+    for _ in range(rounds):
+        flush.advise(rules, cards)
+    print(f"advise: {(time.perf_counter() - start) / rounds * 1e3:.3f} ms per hand")
+    print(f"load average after: {os.getloadavg()[0]:.2f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -438,8 +438,10 @@ def _check_partial(rules: Rules, wagers: dict[str, int]) -> None:
     placed = {name: amount for name, amount in wagers.items() if amount != 0}
     required = {name: rules.limits[name].min for name in rules.required_wagers
                 if name not in placed}
-    check_wagers(rules, {**placed, **required})
+    # Zero amounts stay in so that an unknown wager name is refused even when taken back.
+    check_wagers(rules, {**wagers, **required})
 
 
-__all__ = ["STREET_NAMES", "Action", "ActionError", "action_from_json", "action_to_json", "Bet", "ChooseColour", "Deal", "Fold",
-           "HandState", "Phase", "PlaceWager", "Play", "Raise", "Reveal", "SeatState", "Settle"]
+__all__ = ["STREET_NAMES", "Action", "ActionError", "Bet", "ChooseColour", "Deal", "Fold",
+           "HandState", "Phase", "PlaceWager", "Play", "Raise", "Reveal", "SeatState", "Settle",
+           "action_from_json", "action_to_json"]

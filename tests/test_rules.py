@@ -1,0 +1,202 @@
+"""Rule sets: the built-ins hold RULES.md's numbers, files validate, errors name the field."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import feltlab
+from conftest import assert_refused, run_cli
+from feltlab.evaluators import PokerHand, ThreeCardHand
+from feltlab.rules import (
+    FlushRules,
+    HoldemStudRules,
+    NineCardRules,
+    RulesError,
+    builtin_ids,
+    load_rules,
+    parse_rules,
+    pays_for,
+)
+
+BUILTIN = ["high-card-flush", "high-card-flush-toledo", "nh-flush-poker", "nh-holdem-stud",
+           "nine-card-flush"]
+RULESETS = Path(feltlab.__file__).parent / "rulesets"
+
+# RULES.md's pay tables, count -> N to 1.
+FLUSH_TABLES = {
+    "high-card-flush-toledo": ({7: 400, 6: 60, 5: 12, 4: 1},
+                               {7: 1000, 6: 500, 5: 100, 4: 60, 3: 8}),
+    "nh-flush-poker": ({7: 200, 6: 50, 5: 10, 4: 1}, {7: 200, 6: 150, 5: 100, 4: 50, 3: 7}),
+    "high-card-flush": ({7: 300, 6: 100, 5: 10, 4: 1},
+                        {7: 8000, 6: 1000, 5: 100, 4: 60, 3: 7}),
+}
+STUD_PAYS: dict[str, int | str] = {
+    "royal_flush": 125, "straight_flush": 80, "four_of_a_kind": 30, "full_house": 8,
+    "flush": 6, "straight": 4, "three_of_a_kind": 3, "two_pair": 2, "high_pair": 1,
+    "mid_pair": "push"}
+BONUS3_PAYS: dict[str, int | str] = {"straight_flush": 40, "three_of_a_kind": 30,
+                                     "straight": 6, "flush": 3, "pair": 1}
+
+
+def test_builtin_ids() -> None:
+    assert builtin_ids() == BUILTIN
+    for rules_id in BUILTIN:
+        assert load_rules(rules_id).id == rules_id
+
+
+@pytest.mark.parametrize("rules_id", sorted(FLUSH_TABLES))
+def test_flush_family_numbers(rules_id: str) -> None:
+    rules = load_rules(rules_id)
+    assert isinstance(rules, FlushRules)
+    assert (rules.flush_pays, rules.straight_flush_pays) == FLUSH_TABLES[rules_id]
+    assert rules.seats == 6
+    assert rules.qualifier.min_length == 3 and rules.qualifier.min_high_card == "9"
+    assert rules.required_wagers == ("ante",)
+
+
+def test_flush_family_raises_limits_and_caps() -> None:
+    hcf, toledo, nh = (load_rules(name) for name in
+                       ("high-card-flush", "high-card-flush-toledo", "nh-flush-poker"))
+    assert isinstance(hcf, FlushRules) and isinstance(toledo, FlushRules)
+    assert isinstance(nh, FlushRules)
+    for rules in (hcf, toledo):
+        assert [rules.max_raise_multiple(n) for n in range(2, 8)] == [1, 1, 1, 2, 3, 3]
+        assert rules.settled_on_fold == {"flush": True, "straight_flush": True}
+        assert (rules.limits["ante"].min, rules.limits["ante"].max) == (1, 1000)
+        assert (rules.limits["flush"].min, rules.limits["flush"].max) == (1, 100)
+        assert not rules.raise_in_whole_antes and not rules.equal_bonuses
+    assert [nh.max_raise_multiple(n) for n in range(2, 8)] == [0, 1, 1, 2, 2, 2]
+    assert nh.settled_on_fold == {"flush": False, "straight_flush": True}
+    assert all((limit.min, limit.max) == (1, 10) for limit in nh.limits.values())
+    assert nh.raise_in_whole_antes and nh.equal_bonuses
+    assert (hcf.max_aggregate_payout, toledo.max_aggregate_payout,
+            nh.max_aggregate_payout) == (None, 25000, 2000)
+
+
+def test_nine_card_numbers() -> None:
+    rules = load_rules("nine-card-flush")
+    assert isinstance(rules, NineCardRules)
+    assert rules.bonus9_pays == {9: 500, 8: 250, 7: 100, 6: 20, 5: 3, 4: 1}
+    assert rules.player6_pays == {4: 3, 3: 2}
+    assert rules.first3_pays == {3: 5, 2: 2}
+    assert (rules.all9_win_at, rules.all9_push_at, rules.seats) == (4, 3, 8)
+    assert rules.required_wagers == ("all9",)
+
+
+def test_holdem_numbers() -> None:
+    rules = load_rules("nh-holdem-stud")
+    assert isinstance(rules, HoldemStudRules)
+    assert rules.pays == STUD_PAYS and rules.bonus3_pays == BONUS3_PAYS
+    assert (rules.streets, rules.max_street_multiple, rules.seats) == (3, 3, 7)
+    assert (rules.limits["ante"].min, rules.limits["ante"].max) == (2, 10)
+    assert rules.net_multiple(PokerHand.MID_PAIR) == 0
+    assert rules.net_multiple(PokerHand.LOW_PAIR) == -1
+    assert rules.net_multiple(PokerHand.ROYAL_FLUSH) == 125
+    assert rules.bonus3_net_multiple(ThreeCardHand.HIGH_CARD) == -1
+
+
+def test_pays_for_takes_the_highest_line_reached() -> None:
+    table = {7: 300, 6: 100, 5: 10, 4: 1}
+    assert [pays_for(table, n) for n in range(2, 8)] == [None, None, 1, 10, 100, 300]
+
+
+def test_cli_lists_all_five() -> None:
+    outcome = run_cli(["rules"])
+    assert outcome.exit_code == 0
+    for rules_id in BUILTIN:
+        assert rules_id in outcome.stdout
+
+
+def pays_text(table: dict[int, int] | dict[str, int | str]) -> list[str]:
+    return ["push" if pays == "push" else f"{pays:,} to 1" for pays in table.values()]
+
+
+@pytest.mark.parametrize("rules_id", BUILTIN)
+def test_cli_prints_the_pay_tables(rules_id: str) -> None:
+    outcome = run_cli(["rules", rules_id])
+    assert outcome.exit_code == 0 and outcome.stderr == ""
+    text = outcome.stdout
+    rules = load_rules(rules_id)
+    tables: list[dict[int, int] | dict[str, int | str]]
+    if isinstance(rules, FlushRules):
+        tables = list(FLUSH_TABLES[rules_id])
+        if rules.max_aggregate_payout:
+            assert f"{rules.max_aggregate_payout:,}" in text
+    elif isinstance(rules, NineCardRules):
+        tables = [{9: 500, 8: 250, 7: 100, 6: 20, 5: 3, 4: 1}, {4: 3, 3: 2}, {3: 5, 2: 2}]
+    else:
+        tables = [STUD_PAYS, BONUS3_PAYS]
+    for table in tables:
+        for line in pays_text(table):
+            assert line in text, f"{line!r} missing from the {rules_id} card"
+
+
+def copy_of(rules_id: str, old: str = "", new: str = "") -> str:
+    text = (RULESETS / f"{rules_id}.toml").read_text("utf-8")
+    assert old in text, old
+    return text.replace(old, new)
+
+
+def test_user_file_anywhere_an_id_goes(tmp_path: Path) -> None:
+    path = tmp_path / "house.toml"
+    path.write_text(copy_of("nine-card-flush", 'id = "nine-card-flush"', 'id = "house-nine"')
+                    .replace("9 = 500", "9 = 777"), "utf-8")
+    rules = load_rules(path)
+    assert isinstance(rules, NineCardRules) and rules.bonus9_pays[9] == 777
+    assert load_rules(str(path)).id == "house-nine"
+    outcome = run_cli(["rules", str(path)])
+    assert outcome.exit_code == 0 and "777 to 1" in outcome.stdout
+
+
+INVALID = [
+    ("negative pay", "high-card-flush", "4 = 1\n\n#", "4 = -1\n\n#", "flush_pays.4"),
+    ("missing qualifier", "nh-flush-poker", '[qualifier]\nmin_length = 3\nmin_high_card = "9"',
+     "", "field qualifier"),
+    ("qualifier rank", "high-card-flush", 'min_high_card = "9"', 'min_high_card = "1"',
+     "qualifier.min_high_card"),
+    ("missing raise entry", "high-card-flush", "\n6 = 3\n", "\n", "raise_multiples"),
+    ("raise multiple too high", "high-card-flush", "7 = 3\n", "7 = 11\n",
+     "raise_multiples.7"),
+    ("unknown wager in limits", "high-card-flush", "ante = { min = 1, max = 1000 }",
+     "ante = { min = 1, max = 1000 }\ntip = { min = 1, max = 5 }", "unknown wager 'tip'"),
+    ("required wager without limits", "nine-card-flush", "all9 = { min = 1, max = 1000 }\n",
+     "", "required_wagers"),
+    ("zero minimum", "nh-holdem-stud", "ante = { min = 2, max = 10 }",
+     "ante = { min = 0, max = 10 }", "limits.ante.min"),
+    ("too many seats", "nine-card-flush", "seats = 8", "seats = 9", "seats"),
+    ("unknown hand", "nh-holdem-stud", "two_pair = 2", "two_pairs = 2", "two_pairs"),
+    ("bad push word", "nh-holdem-stud", 'mid_pair = "push"', 'mid_pair = "tie"', "pays.mid_pair"),
+    ("unknown game", "high-card-flush", 'game = "high-card-flush"', 'game = "baccarat"',
+     "game"),
+    ("unknown field", "high-card-flush", "seats = 6", "seats = 6\ncolour = 1", "colour"),
+    ("not TOML", "high-card-flush", "seats = 6", "seats = = 6", "not valid TOML"),
+    ("negative cap", "high-card-flush-toledo", "max_aggregate_payout = 25000",
+     "max_aggregate_payout = -5", "max_aggregate_payout"),
+]
+
+
+@pytest.mark.parametrize(("rules_id", "old", "new", "field"), [case[1:] for case in INVALID],
+                         ids=[case[0] for case in INVALID])
+def test_invalid_file_names_the_field(tmp_path: Path, rules_id: str, old: str, new: str,
+                                      field: str) -> None:
+    path = tmp_path / "broken.toml"
+    path.write_text(copy_of(rules_id, old, new), "utf-8")
+    with pytest.raises(RulesError, match=field) as error:
+        load_rules(path)
+    assert str(path) in str(error.value)
+    assert_refused(run_cli(["rules", str(path)]), field)
+
+
+def test_unknown_id_and_unreadable_file(tmp_path: Path) -> None:
+    assert_refused(run_cli(["rules", "no-such-game"]), "no rule set 'no-such-game'")
+    path = tmp_path / "binary.toml"
+    path.write_bytes(b"\xff\xfe\x00")
+    with pytest.raises(RulesError, match=r"binary\.toml"):
+        load_rules(path)
+
+
+def test_parse_rules_origin() -> None:
+    with pytest.raises(RulesError, match="<rules>: field"):
+        parse_rules('id = "x"\nname = "x"\ngame = "holdem-stud"\n')

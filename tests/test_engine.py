@@ -361,3 +361,15 @@ def test_action_json_refuses_junk() -> None:
         action_from_json({"type": "Cheat"})
     with pytest.raises(ActionError, match="Raise"):
         action_from_json({"type": "Raise", "seat": 1})
+
+
+def test_non_actions_and_unseated_views_are_refused() -> None:
+    state = dealt_flush_hand()
+    before = snapshot(state)
+    with pytest.raises(ActionError, match="not an action"):
+        state.apply("Fold(1)")  # type: ignore[arg-type]
+    assert snapshot(state) == before
+    with pytest.raises(ActionError, match="seat 4 has no hand"):
+        state.legal_raises(4)
+    assert list(state.legal_raises(1)) in ([10], [10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20],
+                                           list(range(10, 31)))

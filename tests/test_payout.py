@@ -544,9 +544,20 @@ def test_user_rule_file_works_as_rules_path(tmp_path: Path) -> None:
     assert answer["results"]["flush"] == 2 * 999
 
 
-@pytest.mark.xfail(strict=True, reason="cli.py: option-parsing errors are Typer's multi-line "
-                   "usage box, not one 'error:' line (see the report to the lead)")
 @pytest.mark.parametrize("args", [["payout", "--raise", "abc", "--rules", HCF],
                                   ["payout", "--no-such-option"]])
 def test_option_parsing_errors_are_one_line(args: list[str]) -> None:
     assert_refused(run_cli(args), "--")
+
+
+def test_extra_arguments_are_one_line() -> None:
+    assert_refused(run_cli(["rules", "a", "b"]), "unexpected extra argument")
+
+
+def test_raise_null_is_a_fold_and_false_is_refused() -> None:
+    folded = settled(flush_request(HCF, "Th 8h 6h Js Ad Qd 2c", DEALER, 0, ante=5))
+    request = flush_request(HCF, "Th 8h 6h Js Ad Qd 2c", DEALER, 0, ante=5)
+    request["raise"] = None
+    assert settled(request)["results"] == folded["results"] == {"ante": -5}
+    request["raise"] = False
+    assert_refused(payout(request), "raise must be a whole number")

@@ -9,11 +9,39 @@ from typing import Annotated, Any, NoReturn
 import typer
 from rich.console import Console
 from rich.table import Table
+from typer._click.exceptions import ClickException, NoArgsIsHelpError  # click, vendored
+from typer.core import TyperGroup
+from typer.exceptions import Abort
 
 from feltlab.rules import RulesError, builtin_ids, load_rules
 from feltlab.rulescard import rules_card
 
+
+class OneLineErrors(TyperGroup):
+    """Report a bad option or argument in one ``error:`` line with exit status 2 (the
+    rule every feltlab command keeps), instead of a multi-line usage box."""
+
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        standalone_mode = kwargs.get("standalone_mode", True)
+        kwargs["standalone_mode"] = False
+        try:
+            result = super().main(*args, **kwargs)
+        except NoArgsIsHelpError as error:
+            typer.echo(error.ctx.get_help() if error.ctx else "")
+            result = 2
+        except ClickException as error:
+            typer.echo(f"error: {error.format_message()}", err=True)
+            result = 2
+        except Abort:
+            typer.echo("Aborted.", err=True)
+            result = 1
+        if not standalone_mode:
+            return result
+        sys.exit(result if isinstance(result, int) else 0)
+
+
 app = typer.Typer(
+    cls=OneLineErrors,
     help="feltlab: rules engine, payouts and play for flush-family casino table games.",
     no_args_is_help=True,
     add_completion=False,

@@ -188,6 +188,8 @@ class HandState:
 
     def verify(self, action: Action) -> None:
         """Raise :class:`ActionError` naming the broken rule unless ``action`` is allowed."""
+        if not isinstance(action, tuple(ACTION_TYPES.values())):
+            raise ActionError(f"not an action: {action!r}")
         checker = getattr(self, f"_verify_{type(action).__name__.lower()}")
         try:
             checker(action)
@@ -416,9 +418,14 @@ class HandState:
     def visible_community(self) -> list[Card]:
         return self.community[:self.revealed]
 
+    def _seated(self, seat: int) -> SeatState:
+        if seat not in self.active_seats:
+            raise ActionError(f"seat {seat} has no hand in this round")
+        return self.seats[seat]
+
     def legal_raises(self, seat: int) -> range:
         """Raise amounts open to ``seat`` now (empty if it may only fold)."""
-        state = self.seats[seat]
+        state = self._seated(seat)
         if not isinstance(self.rules, FlushRules):
             return range(0)
         ante = state.wagers["ante"]
@@ -429,7 +436,7 @@ class HandState:
     def legal_street_bets(self, seat: int) -> list[int]:
         if not isinstance(self.rules, HoldemStudRules):
             return []
-        ante = self.seats[seat].wagers["ante"]
+        ante = self._seated(seat).wagers["ante"]
         return [ante * k for k in range(1, self.rules.max_street_multiple + 1)]
 
 

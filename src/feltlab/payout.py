@@ -59,9 +59,9 @@ def settle_request(request: object) -> dict[str, Any]:
     if not isinstance(wagers, dict):
         raise RequestError("field 'wagers' must be an object of wager amounts")
     if isinstance(rules, FlushRules):
-        amount = request.get("raise") or 0
+        amount = request.get("raise")
         settlement = settle_flush(rules, wagers, _cards(request, "player"),
-                                  _cards(request, "dealer"), amount)
+                                  _cards(request, "dealer"), 0 if amount is None else amount)
     elif isinstance(rules, NineCardRules):
         if "play" not in request:
             raise RequestError("missing field 'play' (true to play, false to fold)")

@@ -185,6 +185,21 @@ def check_colour(colour: object) -> str:
     return str(colour)
 
 
+def all9_sign(rules: NineCardRules, flush_cards: int) -> int:
+    """All 9 and Play per unit for a played hand with this many flush cards in the 9:
+    1 win, 0 push, -1 lose.
+
+    >>> from feltlab.rules import load_rules
+    >>> [all9_sign(load_rules("nine-card-flush"), count) for count in (2, 3, 4)]
+    [-1, 0, 1]
+    """
+    if flush_cards >= rules.all9_win_at:
+        return 1
+    if rules.all9_push_at is not None and flush_cards >= rules.all9_push_at:
+        return 0
+    return -1
+
+
 def settle_nine_card(rules: NineCardRules, wagers: Mapping[str, object], colour: object,
                      community: Sequence[Card], player: Sequence[Card], play: bool) -> Settlement:
     """Settle a 9 Card Flush hand; ``play`` False means the player folded."""
@@ -203,13 +218,7 @@ def settle_nine_card(rules: NineCardRules, wagers: Mapping[str, object], colour:
     if not play:
         results["all9"] = -all9
     else:
-        if nine >= rules.all9_win_at:
-            sign = 1
-        elif rules.all9_push_at is not None and nine >= rules.all9_push_at:
-            sign = 0
-        else:
-            sign = -1
-        results["all9"] = results["play"] = sign * all9
+        results["all9"] = results["play"] = all9_sign(rules, nine) * all9
     for name, table, count in (("bonus9", rules.bonus9_pays, nine),
                                ("player6", rules.player6_pays, six),
                                ("first3", rules.first3_pays, three)):

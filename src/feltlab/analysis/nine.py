@@ -38,7 +38,7 @@ from feltlab.analysis.model import (
 )
 from feltlab.cards import COLOUR_SUITS, Card, ensure_count, ensure_distinct, format_cards
 from feltlab.rules import NineCardRules, PayTable, pays_for
-from feltlab.settle import WagerError, bonus_result, capped_total, check_colour, settle_nine_card
+from feltlab.settle import WagerError, all9_sign, bonus_result, capped_total, check_colour
 
 Progress = Callable[[int, int], None]
 SUIT_SIZE = 13
@@ -111,26 +111,7 @@ def all9_signs(rules: NineCardRules) -> tuple[int, ...]:
     >>> all9_signs(load_rules("nine-card-flush"))
     (-1, -1, -1, 0, 1, 1, 1, 1, 1, 1)
     """
-    key = (rules.all9_win_at, rules.all9_push_at)  # all the settlement reads for All 9
-    if key not in _SIGNS:
-        _SIGNS[key] = _settled_signs(rules)
-    return _SIGNS[key]
-
-
-_SIGNS: dict[tuple[int, int | None], tuple[int, ...]] = {}
-
-
-def _settled_signs(rules: NineCardRules) -> tuple[int, ...]:
-    stake = rules.limits["all9"].min
-    signs = []
-    for count in range(COMMUNITY + PLAYER + 1):
-        cards = [Card.of(rank, COLOUR_SUITS["red"][0]) for rank in range(count)]
-        cards += [Card.of(rank, COLOUR_SUITS["black"][0])
-                  for rank in range(COMMUNITY + PLAYER - count)]
-        settled = settle_nine_card(rules, {"all9": stake}, "red", cards[:COMMUNITY],
-                                   cards[COMMUNITY:], True)
-        signs.append(settled.results["all9"] // stake)
-    return tuple(signs)
+    return tuple(all9_sign(rules, count) for count in range(COMMUNITY + PLAYER + 1))
 
 
 @cache

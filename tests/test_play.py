@@ -199,7 +199,7 @@ def test_nh_aggregate_cap_is_reported() -> None:
     assert settlement.capped and settlement.total == 2000
     assert "Total +2,000 (the maximum aggregate payout of 2,000 per hand applied)." in output
     assert "Bankroll 3,000." in output
-    assert re.search(r"Straight Flush bonus\s+10\s+won\s+\+2,000\s+straight flush of 7", output)
+    assert re.search(r"Straight Flush bonus\s+10\s+won\s+\+2,000\s+7-card straight flush", output)
     assert_consistent(played, output)
 
 

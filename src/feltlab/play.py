@@ -561,7 +561,8 @@ class PlaySession:
             if name == "flush":
                 return f"{best_flush(hand.cards).length}-card flush"
             if name == "straight_flush":
-                return f"straight flush of {details['player_straight_flush']}"
+                run = details["player_straight_flush"]
+                return f"{run}-card straight flush" if run >= 2 else "no straight flush"
             return "" if details["dealer_qualifies"] else "dealer does not qualify"
         if isinstance(rules, NineCardRules):
             if name == "all9" and hand.folded:

@@ -18,7 +18,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from fractions import Fraction
+from typing import Any, Literal
 
 from feltlab.cards import Card, ensure_count, ensure_distinct, format_cards
 from feltlab.evaluators import (
@@ -63,6 +64,22 @@ def capped_total(results: Mapping[str, int], cap: int | None) -> tuple[int, bool
     if cap is not None and won > cap:
         return cap + lost, True
     return won + lost, False
+
+
+def capped_shares(results: Mapping[str, int], cap: int | None) -> dict[str, Fraction]:
+    """Each wager's result once the cap applies: the excess comes off the winning wagers
+    in proportion to their wins (how the analysis reports a wager's capped return).
+
+    >>> capped_shares({"ante": 100, "flush": 300, "raise": -50}, 200)
+    {'ante': Fraction(50, 1), 'flush': Fraction(150, 1), 'raise': Fraction(-50, 1)}
+    """
+    total, capped = capped_total(results, cap)
+    if not capped:
+        return {name: Fraction(value) for name, value in results.items()}
+    won = sum(value for value in results.values() if value > 0)
+    kept = total - sum(value for value in results.values() if value < 0)
+    return {name: Fraction(value * kept, won) if value > 0 else Fraction(value)
+            for name, value in results.items()}
 
 
 def check_wagers(rules: Rules, wagers: Mapping[str, object]) -> dict[str, int]:
@@ -133,6 +150,27 @@ def check_raise(rules: FlushRules, player: Sequence[Card], ante: int, amount: in
                          f"in {rules.id}")
 
 
+FLUSH_BONUSES: tuple[Literal["flush", "straight_flush"], ...] = ("flush", "straight_flush")
+
+
+def flush_bonus_result(rules: FlushRules, name: Literal["flush", "straight_flush"], count: int,
+                       stake: int, folded: bool) -> int:
+    """A flush-family bonus: paid on its table by ``count`` (flush length or straight-flush
+    run), or lost with the hand on a fold where the rule set says so.
+
+    >>> from feltlab.rules import load_rules
+    >>> nh = load_rules("nh-flush-poker")
+    >>> flush_bonus_result(nh, "flush", 5, 2, folded=True)
+    -2
+    >>> flush_bonus_result(nh, "straight_flush", 3, 2, folded=True)
+    14
+    """
+    if folded and not rules.settled_on_fold[name]:
+        return -stake
+    table = rules.flush_pays if name == "flush" else rules.straight_flush_pays
+    return bonus_result(table, count, stake)
+
+
 def check_flush_cards(player: Sequence[Card], dealer: Sequence[Card] | None) -> None:
     ensure_count(player, 7, "player")
     if dealer is not None:
@@ -160,12 +198,10 @@ def settle_flush(rules: FlushRules, wagers: Mapping[str, object], player: Sequen
         results["ante"], results["raise"] = sign * ante, sign * raise_amount
     straight_run = longest_straight_flush(player)
     counts = {"flush": mine.length, "straight_flush": straight_run}
-    tables = {"flush": rules.flush_pays, "straight_flush": rules.straight_flush_pays}
-    for name in ("flush", "straight_flush"):
+    for name in FLUSH_BONUSES:
         if name in stakes:
-            folded_away = raise_amount == 0 and not rules.settled_on_fold[name]
-            results[name] = -stakes[name] if folded_away else bonus_result(
-                tables[name], counts[name], stakes[name])
+            results[name] = flush_bonus_result(rules, name, counts[name], stakes[name],
+                                               folded=raise_amount == 0)
     details = {
         "player_flush": mine.describe(),
         "dealer_flush": theirs.describe(),

@@ -62,7 +62,7 @@ from feltlab.cards import RANKS, Card, ensure_count, ensure_distinct, format_car
 from feltlab.evaluators import best_flush
 from feltlab.kernels import RUN_LENGTH
 from feltlab.rules import FlushRules, pays_for
-from feltlab.settle import capped_total, check_wagers
+from feltlab.settle import FLUSH_BONUSES, capped_shares, check_wagers, flush_bonus_result
 
 Progress = Callable[[int, int], None]
 Int64Array = npt.NDArray[np.int64]
@@ -491,20 +491,12 @@ def capped_returns(rules: FlushRules, bets: Mapping[str, int]) -> dict[str, Frac
     for (size, outcome, length, run), count in joint_distribution(rules).items():
         folded = size == 0
         results = {"ante": ante * _main_net(size, outcome)}
-        bonuses: tuple[tuple[BonusName, dict[int, int], int], ...] = (
-            ("flush", rules.flush_pays, length),
-            ("straight_flush", rules.straight_flush_pays, run))
-        for name, table, hand_count in bonuses:
+        for name, hand_count in zip(FLUSH_BONUSES, (length, run), strict=True):
             if name in stakes:
-                pays = pays_for(table, hand_count)
-                lost = pays is None or (folded and not rules.settled_on_fold[name])
-                results[name] = -stakes[name] if lost else stakes[name] * (pays or 0)
-        total, capped = capped_total(results, rules.max_aggregate_payout)
-        won = sum(net for net in results.values() if net > 0)
-        reduction = sum(results.values()) - total
-        for wager, net in results.items():
-            share = Fraction(net * reduction, won) if capped and net > 0 else Fraction(0)
-            expected[wager] += (net - share) * count
+                results[name] = flush_bonus_result(rules, name, hand_count, stakes[name],
+                                                   folded)
+        for wager, net in capped_shares(results, rules.max_aggregate_payout).items():
+            expected[wager] += net * count
     edges = {name: -expected[name] / (DEALS * stakes[name]) for name in stakes}
     edges["total"] = -sum(expected.values(), Fraction(0)) / (DEALS * sum(stakes.values()))
     return edges

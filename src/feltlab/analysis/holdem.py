@@ -61,7 +61,7 @@ from feltlab.cards import RANKS, Card, CardError, ensure_count, ensure_distinct,
 from feltlab.evaluators import PokerHand, ThreeCardHand
 from feltlab.kernels import three_card_hands
 from feltlab.rules import HoldemStudRules
-from feltlab.settle import STREET_NAMES, WagerError, capped_total, check_street_bet
+from feltlab.settle import STREET_NAMES, WagerError, capped_shares, check_street_bet
 
 Progress = Callable[[int, int], None]
 HAND_TITLES = {PokerHand.LOW_PAIR: "Pair of 2s-5s", PokerHand.MID_PAIR: "Pair of 6s-10s",
@@ -402,24 +402,13 @@ def capped_returns(rules: HoldemStudRules, bets: Mapping[str, int]) -> dict[str,
         results = {"ante": main * ante}
         if bonus:
             results["bonus3"] = rules.bonus3_net_multiple(ThreeCardHand(int(three))) * bonus
-        for name, value in _capped(results, rules.max_aggregate_payout).items():
+        for name, value in capped_shares(results, rules.max_aggregate_payout).items():
             sums[name] += value * int(counts[at_risk, final, three])
     edges = {"ante": -sums["ante"] / (total * ante)}
     if bonus:
         edges["bonus3"] = -sums["bonus3"] / (total * bonus)
     edges["total"] = -(sums["ante"] + sums["bonus3"]) / (total * (ante + bonus))
     return edges
-
-
-def _capped(results: dict[str, int], cap: int | None) -> dict[str, Fraction]:
-    """Each wager's result after the cap: the excess comes off the wins pro rata."""
-    capped, was_capped = capped_total(results, cap)
-    if not was_capped:
-        return {name: Fraction(value) for name, value in results.items()}
-    won = sum(value for value in results.values() if value > 0)
-    kept = capped - sum(value for value in results.values() if value < 0)
-    return {name: Fraction(value * kept, won) if value > 0 else Fraction(value)
-            for name, value in results.items()}
 
 
 def analyze_main_edge(rules: HoldemStudRules) -> Fraction:

@@ -38,7 +38,7 @@ from feltlab.analysis.model import (
 )
 from feltlab.cards import COLOUR_SUITS, Card, ensure_count, ensure_distinct, format_cards
 from feltlab.rules import NineCardRules, PayTable, pays_for
-from feltlab.settle import WagerError, all9_sign, bonus_result, capped_total, check_colour
+from feltlab.settle import WagerError, all9_sign, bonus_result, capped_shares, check_colour
 
 Progress = Callable[[int, int], None]
 SUIT_SIZE = 13
@@ -358,18 +358,10 @@ def capped_returns(rules: NineCardRules, bets: Mapping[str, int]) -> dict[str, F
         for name, amount in stakes.items():
             if name != "all9":
                 results[name] = bonus_result(tables[name], counts[name], amount)
-        for name, value in _capped(results, rules.max_aggregate_payout).items():
+        for name, value in capped_shares(results, rules.max_aggregate_payout).items():
             sums[name] += value * deal.count
     edges = {name: -sums[name] / (DEALS * stakes[name]) for name in stakes}
     edges["total"] = -sum(sums.values(), Fraction(0)) / (DEALS * sum(stakes.values()))
     return edges
 
 
-def _capped(results: dict[str, int], cap: int | None) -> dict[str, Fraction]:
-    capped, was_capped = capped_total(results, cap)
-    if not was_capped:
-        return {name: Fraction(value) for name, value in results.items()}
-    won = sum(value for value in results.values() if value > 0)
-    kept = capped - sum(value for value in results.values() if value < 0)
-    return {name: Fraction(value * kept, won) if value > 0 else Fraction(value)
-            for name, value in results.items()}

@@ -7,14 +7,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
-from feltlab.analysis.model import Advice, ParSheet
+from feltlab.analysis.model import Advice, ParSheet, Progress
 from feltlab.cards import Card
 from feltlab.rules import FlushRules, HoldemStudRules, NineCardRules, Rules
 
-Progress = Callable[[int, int], None]
-"""Called as ``progress(done, total)`` while a long computation runs."""
+__all__ = ["Progress", "advise", "analyze"]
 
 
 def analyze(rules: Rules, progress: Progress | None = None) -> ParSheet:

@@ -30,7 +30,7 @@ microsecond).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cache
@@ -55,6 +55,7 @@ from feltlab.analysis.model import (
     OptionValue,
     OutcomeLine,
     ParSheet,
+    Progress,
     StrategyCard,
     WagerAnalysis,
 )
@@ -64,7 +65,6 @@ from feltlab.kernels import RUN_LENGTH
 from feltlab.rules import FlushRules, pays_for
 from feltlab.settle import FLUSH_BONUSES, capped_shares, check_wagers, flush_bonus_result
 
-Progress = Callable[[int, int], None]
 Int64Array = npt.NDArray[np.int64]
 
 BATCHES: Final = 12

@@ -19,7 +19,7 @@ to the larger bet. Strategies as data live in :mod:`.holdem_strategy`.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from functools import cache
 
@@ -54,6 +54,7 @@ from feltlab.analysis.model import (
     OptionValue,
     OutcomeLine,
     ParSheet,
+    Progress,
     StrategyCard,
     WagerAnalysis,
 )
@@ -63,7 +64,6 @@ from feltlab.kernels import three_card_hands
 from feltlab.rules import HoldemStudRules
 from feltlab.settle import STREET_NAMES, WagerError, capped_shares, check_street_bet
 
-Progress = Callable[[int, int], None]
 HAND_TITLES = {PokerHand.LOW_PAIR: "Pair of 2s-5s", PokerHand.MID_PAIR: "Pair of 6s-10s",
                PokerHand.HIGH_PAIR: "Pair of jacks or better"}
 

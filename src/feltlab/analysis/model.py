@@ -12,9 +12,13 @@ Counts are exact integers and every derived figure is an exact :class:`~fraction
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
+
+Progress = Callable[[int, int], None]
+"""Called as ``progress(done, total)`` while a long computation runs."""
 
 
 @dataclass(frozen=True)

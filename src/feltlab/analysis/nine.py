@@ -33,6 +33,7 @@ from feltlab.analysis.model import (
     OptionValue,
     OutcomeLine,
     ParSheet,
+    Progress,
     StrategyCard,
     WagerAnalysis,
 )
@@ -40,7 +41,6 @@ from feltlab.cards import COLOUR_SUITS, Card, ensure_count, ensure_distinct, for
 from feltlab.rules import NineCardRules, PayTable, pays_for
 from feltlab.settle import WagerError, all9_sign, bonus_result, capped_shares, check_colour
 
-Progress = Callable[[int, int], None]
 SUIT_SIZE = 13
 OTHER_SIZE = 26  # the cards of the other colour
 COMMUNITY = 3

@@ -21,7 +21,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from feltlab.analysis.model import ParSheet, WagerAnalysis
-from feltlab.analysis.report_text import share_label
+from feltlab.analysis.report_text import SHARE_LABEL
 
 WIN_COLOUR = "#2e7d32"
 LOSS_COLOUR = "#c62828"
@@ -151,7 +151,7 @@ def strategy_chart(sheet: ParSheet) -> str | None:
         left = [start + width for start, width in zip(left, widths, strict=True)]
     axes.set_yticks(range(len(groups)), groups)
     axes.invert_yaxis()
-    axes.set_xlabel(share_label(strategy_map).lower() + " (%)")
+    axes.set_xlabel(SHARE_LABEL.lower() + " (%)")
     axes.set_title("Optimal strategy map" + (" (hand groups merged)" if merged else ""))
     axes_height = figure.get_figheight() * axes.get_position().height  # inches
     axes.legend(loc="upper center", bbox_to_anchor=(0.5, -0.55 / axes_height),  # below the label

@@ -310,12 +310,12 @@ def _strategy_map(cells: Int64Array,
             if count:
                 size = int(decisions[index, category])
                 group[size] = group.get(size, 0) + count
+    all_hands = sum(sum(by_size.values()) for by_size in groups.values())
     rows = []
     for name, by_size in groups.items():
-        group_total = sum(by_size.values())
         for size in sorted(by_size):
             decision = "fold" if size == 0 else f"raise {size}x"
-            rows.append((name, decision, Fraction(by_size[size], group_total)))
+            rows.append((name, decision, Fraction(by_size[size], all_hands)))
     return tuple(rows)
 
 

@@ -133,7 +133,8 @@ class ParSheet:
     rules_name: str
     wagers: tuple[WagerAnalysis, ...]
     strategy_card: StrategyCard | None = None
-    strategy_map: tuple[tuple[str, str, Fraction], ...] = ()  # (hand group, decision, share)
+    # (hand group, decision, share of all deals) under the optimal strategy, for charts
+    strategy_map: tuple[tuple[str, str, Fraction], ...] = ()
     notes: tuple[str, ...] = ()
 
     def wager(self, name: str) -> WagerAnalysis:

@@ -13,12 +13,12 @@ from html import escape
 from feltlab.analysis import charts
 from feltlab.analysis.model import ParSheet, StrategyCard, WagerAnalysis
 from feltlab.analysis.report_text import (
+    SHARE_LABEL,
     capped_rows,
     decimal,
     pays_text,
     percent,
     probability_text,
-    share_label,
     signed,
     wager_summary,
 )
@@ -119,7 +119,7 @@ def strategy_section(sheet: ParSheet) -> str:
     if sheet.strategy_map:
         rows = "".join("<tr>" + _cell(group) + _cell(decision) + _cell(percent(share), True)
                        + "</tr>" for group, decision, share in sheet.strategy_map)
-        head = _header("Hands", "Decision", share_label(sheet.strategy_map), numeric_from=2)
+        head = _header("Hands", "Decision", SHARE_LABEL, numeric_from=2)
         parts.append('<div class="keep"><h3>Optimal strategy by hand</h3>'
                      f'<table class="strategy-map">{head}<tbody>{rows}</tbody></table></div>')
         chart = charts.strategy_chart(sheet)

@@ -9,7 +9,7 @@ digit is always the correctly rounded one.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from decimal import ROUND_HALF_EVEN, Decimal, localcontext
 from fractions import Fraction
 
@@ -133,22 +133,14 @@ def strategy_renderable(card: StrategyCard) -> RenderableType:
     return Group(*lines, Text(""))
 
 
-def share_label(strategy_map: Sequence[tuple[str, str, Fraction]]) -> str:
-    """What the shares of a strategy map are: within each hand group (when every group
-    adds up to one), or of all deals."""
-    by_group: dict[str, Fraction] = {}
-    for group, _, share in strategy_map:
-        by_group[group] = by_group.get(group, Fraction(0)) + share
-    if by_group and all(total == 1 for total in by_group.values()):
-        return "Share of the group"
-    return "Share of all deals"
+SHARE_LABEL = "Share of all deals"
 
 
 def strategy_map_table(sheet: ParSheet) -> Table:
     table = Table(title="Optimal strategy by hand", title_justify="left")
     table.add_column("Hands")
     table.add_column("Decision")
-    table.add_column(share_label(sheet.strategy_map), justify="right", no_wrap=True)
+    table.add_column(SHARE_LABEL, justify="right", no_wrap=True)
     for group, decision, share in sheet.strategy_map:
         table.add_row(group, decision, percent(share))
     return table

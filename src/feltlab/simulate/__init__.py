@@ -1,0 +1,7 @@
+"""Monte Carlo simulation of whole tables, sessions and bankrolls (compiled with Numba).
+
+:mod:`~feltlab.simulate.runner` sets up and runs table simulations,
+:mod:`~feltlab.simulate.session` sessions from a bankroll,
+:mod:`~feltlab.simulate.cluster` the same on Ray, and
+:mod:`~feltlab.simulate.commands` adds the ``simulate`` and ``session`` commands.
+"""

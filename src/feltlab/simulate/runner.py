@@ -1,0 +1,311 @@
+"""Set up and run a table simulation: rule set, bets and strategy in; estimates out.
+
+The run is cut into fixed chunks of :data:`~feltlab.simulate.kernel.CHUNK_ROUNDS` rounds,
+chunk ``k`` drawing from stream ``k`` of the seed; chunks run on local threads (Numba) or
+on a Ray cluster, and their integer sums are added exactly, so a seed gives the same
+result whatever the number of workers.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import numba as nb
+import numpy as np
+
+from feltlab.rules import FlushRules, HoldemStudRules, NineCardRules, Rules
+from feltlab.settle import check_wagers
+from feltlab.simulate import flush, holdem, kernel, nine
+from feltlab.simulate.common import I64, STATS, Strategy
+from feltlab.simulate.rng import probability_threshold
+from feltlab.simulate.stats import WagerStats
+
+Progress = Callable[[int, int], None]
+"""Called as ``progress(rounds_done, rounds_total)`` between batches of chunks."""
+
+STRATEGY_NAMES = ("optimal", "simple")
+
+
+@dataclass(frozen=True)
+class Setup:
+    """Everything the kernels need for one rule set, bet sizes and strategy."""
+
+    rules: Rules
+    game: int
+    seats: int
+    bets: dict[str, int]
+    strategy: Strategy
+    params: I64
+    wager_names: tuple[str, ...]
+    stakes: tuple[int, ...]
+    counter_names: tuple[str, ...]
+    mistakes: float
+    exact: dict[str, Fraction] = field(default_factory=dict)
+
+    @property
+    def arrays(self) -> tuple[Any, ...]:
+        s = self.strategy
+        return (self.params, s.table, s.table2, s.table3, s.keys, s.values)
+
+    @property
+    def most_at_risk(self) -> int:
+        """The most one hand can cost: every wager lost with the largest raise."""
+        bets = self.bets
+        rules = self.rules
+        if isinstance(rules, FlushRules):
+            most = max(rules.max_raise_multiple(length) for length in range(8))
+            return bets["ante"] * (1 + most) + bets.get("flush", 0) + bets.get(
+                "straight_flush", 0)
+        if isinstance(rules, NineCardRules):
+            return 2 * bets["all9"] + sum(bets.get(n, 0) for n in ("bonus9", "player6", "first3"))
+        assert isinstance(rules, HoldemStudRules)
+        return bets["ante"] * (1 + rules.streets * rules.max_street_multiple) + bets.get(
+            "bonus3", 0)
+
+
+def default_bets(rules: Rules) -> dict[str, int]:
+    """Every wager of the rule set at its smallest allowed amount (1 unit where allowed)."""
+    return {name: limit.min for name, limit in rules.limits.items()}
+
+
+def parse_bets(text: str) -> dict[str, int]:
+    """``ante=1,flush=1`` as a dict (0 leaves a wager out).
+
+    >>> parse_bets("ante=5, flush=0")
+    {'ante': 5, 'flush': 0}
+    """
+    bets: dict[str, int] = {}
+    for pair in filter(None, (part.strip() for part in text.split(","))):
+        name, sep, amount = pair.partition("=")
+        if not sep or not amount.strip().lstrip("-").isdigit():
+            raise ValueError(f"--bets: {pair!r} is not name=whole amount")
+        bets[name.strip()] = int(amount)
+    return bets
+
+
+def _game_module(rules: Rules) -> Any:
+    if isinstance(rules, FlushRules):
+        return flush
+    if isinstance(rules, NineCardRules):
+        return nine
+    return holdem
+
+
+def load_strategy(rules: Rules, name: str) -> Strategy:
+    """``optimal``, ``simple``, or a ``.npz`` file of the strategy arrays (``table`` and
+    optionally ``table2``, ``table3``, ``keys``, ``values``; see :class:`Strategy`)."""
+    if name == "optimal":
+        return optimal_strategy(rules)
+    if name == "simple":
+        return _game_module(rules).simple_strategy(rules)  # type: ignore[no-any-return]
+    path = Path(name)
+    if not path.is_file():
+        raise ValueError(f"--strategy: {name!r} is not optimal, simple or a .npz file")
+    with np.load(path) as data:
+        arrays = {key: data[key] for key in data.files}
+    if "table" not in arrays:
+        raise ValueError(f"--strategy: {name} has no 'table' array")
+    strategy = Strategy(path.stem, arrays["table"].astype(np.int8),
+                        **{k: arrays[k].astype(np.uint64 if k == "keys" else np.int8)
+                           for k in ("table2", "table3", "keys", "values") if k in arrays})
+    check_strategy(rules, strategy)
+    return strategy
+
+
+def check_strategy(rules: Rules, strategy: Strategy) -> None:
+    """Refuse arrays of the wrong size or with a decision the rules do not allow (the
+    kernels read them without bounds checks)."""
+    if isinstance(rules, FlushRules):
+        flush.check_strategy(rules, strategy)
+        return
+    if isinstance(rules, NineCardRules):
+        shapes, most = {"table": (16,)}, 1
+    else:
+        assert isinstance(rules, HoldemStudRules)
+        most = rules.max_street_multiple
+        stride = 3 * most + 1
+        shapes = {"table": (holdem.PAIRS,), "table2": (holdem.PAIRS * 52 * stride,),
+                  "table3": (holdem.PAIRS * holdem.PAIRS * stride,)}
+    for name, shape in shapes.items():
+        array = getattr(strategy, name)
+        if array.shape != shape:
+            raise ValueError(f"--strategy: {name} needs shape {shape}, got {array.shape}")
+        if array.min() < 0 or array.max() > most:
+            raise ValueError(f"--strategy: {name} has a decision outside 0-{most}")
+
+
+_OPTIMAL: dict[str, Strategy] = {}
+
+
+def optimal_strategy(rules: Rules) -> Strategy:
+    """The optimal strategy's arrays (computed once per rule set and process)."""
+    key = rules.model_dump_json()
+    if key not in _OPTIMAL:
+        _OPTIMAL[key] = _compute_optimal(rules)
+    return _OPTIMAL[key]
+
+
+def _compute_optimal(rules: Rules) -> Strategy:
+    if isinstance(rules, FlushRules):
+        return flush.optimal_strategy(rules)
+    if isinstance(rules, NineCardRules):
+        return nine.optimal_strategy(rules)
+    return holdem.optimal_strategy(rules)
+
+
+def exact_edges(rules: Rules, strategy: Strategy, mistake_threshold: int
+                ) -> dict[str, Fraction]:
+    """The exact house edges known for this rule set and strategy (unit bets, no cap)."""
+    if isinstance(rules, NineCardRules):
+        if mistake_threshold == 0:
+            return nine.exact_edges(rules, strategy)
+        p = Fraction(mistake_threshold, 1 << 32)
+        flipped = Strategy("flipped", (1 - strategy.table).astype(np.int8))
+        right, wrong = nine.exact_edges(rules, strategy), nine.exact_edges(rules, flipped)
+        return {name: (1 - p) * right[name] + p * wrong[name] for name in right}
+    if isinstance(rules, FlushRules):
+        edges = flush.exact_bonus_edges(rules)
+        if mistake_threshold == 0:
+            edges.update(flush.exact_strategy_edges(rules, strategy))
+        return edges
+    assert isinstance(rules, HoldemStudRules)
+    edges = {"bonus3": holdem.bonus3_edge(rules)}
+    if mistake_threshold == 0 and strategy.name == "optimal":
+        edges["ante"] = holdem.solve(rules).ante_edge
+    elif mistake_threshold == 0 and strategy.name == "simple":
+        edges["ante"] = holdem.simple_ante_edge(rules)
+    return edges
+
+
+def prepare(rules: Rules, *, seats: int = 1, bets: Mapping[str, int] | None = None,
+            strategy: str | Strategy = "optimal", mistakes: float = 0.0,
+            with_exact: bool = True) -> Setup:
+    """Check the bets against the rule set and turn everything into kernel arrays."""
+    if not 1 <= seats <= rules.seats:
+        raise ValueError(f"--seats: {rules.id} seats 1 to {rules.seats}, not {seats}")
+    stakes = check_wagers(rules, dict(default_bets(rules) if bets is None else bets))
+    chosen = strategy if isinstance(strategy, Strategy) else load_strategy(rules, strategy)
+    threshold = probability_threshold(mistakes)
+    module = _game_module(rules)
+    game = {flush: kernel.FLUSH, nine: kernel.NINE, holdem: kernel.HOLDEM}[module]
+    params = module.params(rules, stakes, threshold)
+    names: tuple[str, ...] = module.WAGERS
+    units = tuple(1 if name == "total" else stakes.get(name, 0) for name in names)
+    exact = exact_edges(rules, chosen, threshold) if with_exact else {}
+    return Setup(rules, game, seats, stakes, chosen, params, names, units,
+                 module.COUNTER_NAMES, mistakes,
+                 {name: edge for name, edge in exact.items() if name in stakes})
+
+
+@dataclass
+class SimulationResult:
+    setup: Setup
+    seed: int
+    rounds: int
+    seconds: float
+    wagers: list[WagerStats]
+    counters: dict[str, int]
+    interrupted: bool = False
+
+    def wager(self, name: str) -> WagerStats:
+        for wager in self.wagers:
+            if wager.name == name:
+                return wager
+        raise KeyError(name)
+
+    def to_json(self) -> dict[str, Any]:
+        setup = self.setup
+        return {
+            "rules": setup.rules.id,
+            "strategy": setup.strategy.name,
+            "mistakes": setup.mistakes,
+            "seats": setup.seats,
+            "bets": setup.bets,
+            "seed": self.seed,
+            "hands": self.rounds,
+            "seat_hands": self.rounds * setup.seats,
+            "seconds": self.seconds,
+            "rounds_per_second": self.rounds / self.seconds if self.seconds else None,
+            "interrupted": self.interrupted,
+            "wagers": [wager.to_json() for wager in self.wagers],
+            "counters": self.counters,
+        }
+
+
+def chunk_count(rounds: int) -> int:
+    return -(-rounds // kernel.CHUNK_ROUNDS)
+
+
+def run_chunks(setup: Setup, seed: int, first: int, count: int, rounds: int
+               ) -> tuple[I64, I64]:
+    """Chunks ``first .. first + count - 1`` of a ``rounds``-round run, summed over chunks."""
+    stats, counters = kernel.simulate_chunks(setup.game, seed, first, count, rounds,
+                                             setup.seats, len(setup.wager_names),
+                                             *setup.arrays)
+    return stats.sum(axis=0), counters.sum(axis=0)
+
+
+def _rounds_in(first: int, count: int, rounds: int) -> int:
+    return min(rounds, (first + count) * kernel.CHUNK_ROUNDS) - first * kernel.CHUNK_ROUNDS
+
+
+def _result(setup: Setup, seed: int, rounds: int, seconds: float, stats: list[list[int]],
+            counters: list[int], interrupted: bool) -> SimulationResult:
+    wagers = [WagerStats(name, stake, rounds, setup.seats, *_sums(stats[index]),
+                         exact=setup.exact.get(name))
+              for index, (name, stake) in enumerate(zip(setup.wager_names, setup.stakes,
+                                                        strict=True)) if stake]
+    named = dict(zip(setup.counter_names, counters, strict=False))
+    return SimulationResult(setup, seed, rounds, seconds, wagers, named, interrupted)
+
+
+def _sums(row: list[int]) -> tuple[int, int, int, int, int]:
+    total, squares, wins, pushes, losses = row[:STATS]
+    return total, squares, wins, pushes, losses
+
+
+def available_threads(workers: int | None) -> int:
+    """Threads to use: ``workers`` bounded by the cores Numba may use (default: all)."""
+    most = int(nb.config.NUMBA_NUM_THREADS)  # type: ignore[attr-defined]
+    return max(1, min(workers or most, most))
+
+
+def simulate(setup: Setup, rounds: int, seed: int = 0, workers: int | None = None,
+             progress: Progress | None = None, cluster: str | None = None
+             ) -> SimulationResult:
+    """Deal ``rounds`` rounds; Ctrl-C stops after the current batch with what was done."""
+    if rounds < 1:
+        raise ValueError("--hands must be at least 1")
+    if cluster is not None:
+        from feltlab.simulate.cluster import simulate_on_ray
+
+        return simulate_on_ray(setup, rounds, seed, cluster, progress)
+    threads = available_threads(workers)
+    nb.set_num_threads(threads)
+    chunks = chunk_count(rounds)
+    batch = max(1, 4 * threads)
+    wagers = len(setup.wager_names)
+    stats = [[0] * STATS for _ in range(wagers)]
+    counters = [0] * len(setup.counter_names)
+    done_rounds = 0
+    interrupted = False
+    start = time.perf_counter()
+    try:
+        for first in range(0, chunks, batch):
+            count = min(batch, chunks - first)
+            part, tally = run_chunks(setup, seed, first, count, rounds)
+            stats = [[a + int(b) for a, b in zip(row, new, strict=True)]
+                     for row, new in zip(stats, part.tolist(), strict=True)]
+            counters = [a + int(b) for a, b in zip(counters, tally, strict=False)]
+            done_rounds += _rounds_in(first, count, rounds)
+            if progress is not None:
+                progress(done_rounds, rounds)
+    except KeyboardInterrupt:
+        interrupted = True
+    seconds = time.perf_counter() - start
+    return _result(setup, seed, done_rounds, seconds, stats, counters, interrupted)

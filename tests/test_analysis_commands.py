@@ -286,3 +286,49 @@ def test_the_commands_are_registered() -> None:
     assert result.exit_code == 0
     for name in ("analyze", "advise", "solve-paytable"):
         assert name in result.stdout
+
+
+# --strategy: any strategy file evaluated exactly ------------------------------------------
+
+def real_cli(args: list[str]) -> Any:
+    from feltlab.cli import app as real_app
+
+    return CliRunner().invoke(real_app, args)
+
+
+def test_analyze_plays_a_strategy_file_exactly() -> None:
+    import feltlab
+
+    card = Path(feltlab.__file__).parent / "strategies" / "high-card-flush.toml"
+    result = real_cli(["analyze", "high-card-flush", "--json", "--strategy", str(card)])
+    assert result.exit_code == 0, result.stderr
+    data = json.loads(result.stdout)
+    from feltlab.analysis import analyze
+    from feltlab.rules import load_rules
+
+    sheet = analyze(load_rules("high-card-flush"))
+    assert sheet.strategy_card is not None
+    assert data["wagers"][0]["name"] == "ante"
+    assert data["wagers"][0]["house_edge_exact"] == str(sheet.strategy_card.house_edge)
+    assert "more than the optimal strategy" in data["notes"][-1]
+
+
+def test_analyze_a_nine_card_strategy_file(tmp_path: Path) -> None:
+    path = tmp_path / "play-always.toml"
+    path.write_text("play_when = [{colour_cards = 0}]\n", "utf-8")
+    result = real_cli(["analyze", "nine-card-flush", "--json", "--strategy", str(path)])
+    assert result.exit_code == 0, result.stderr
+    all9 = json.loads(result.stdout)["wagers"][0]
+    optimal = json.loads(real_cli(["analyze", "nine-card-flush", "--json"]).stdout)["wagers"][0]
+    assert all9["name"] == "all9" and all9["house_edge"] > optimal["house_edge"]
+
+
+@pytest.mark.parametrize("rules_id", ["nh-holdem-stud", "nine-card-flush", "high-card-flush"])
+def test_a_strategy_file_for_another_game_is_one_line(rules_id: str, tmp_path: Path) -> None:
+    path = tmp_path / "wrong.toml"
+    path.write_text('colour = "red"\nwhatever = 1\n', "utf-8")
+    result = real_cli(["analyze", rules_id, "--strategy", str(path)])
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and "field" in lines[0]

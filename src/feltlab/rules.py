@@ -271,15 +271,17 @@ def parse_rules(text: str, origin: str = "<rules>") -> Rules:
     try:
         return _RulesFile.model_validate({"rules": data}).rules
     except ValidationError as error:
-        raise RulesError(f"{origin}: {_describe(error)}") from error
+        raise RulesError(f"{origin}: {describe_validation_error(error, skip=1)}") from error
 
 
-def _describe(error: ValidationError) -> str:
+def describe_validation_error(error: ValidationError, skip: int = 0) -> str:
+    """A pydantic error in one line naming each field (``field limits.ante.max: ...``);
+    ``skip`` drops leading parts of each location (a wrapper model's field)."""
     problems = []
     for item in error.errors():
-        location = [str(part) for part in item["loc"][1:]]
+        location = [str(part) for part in item["loc"][skip:]]
         if location and location[0] in {"high-card-flush", "nine-card-flush", "holdem-stud"}:
-            location = location[1:]
+            location = location[1:]  # the discriminator's tag
         field = ".".join(location) or "file"
         problems.append(f"field {field}: {item['msg']}")
     return "; ".join(problems)

@@ -16,6 +16,7 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from feltlab.analysis import evaluate_strategy, load_strategy_file, with_strategy
 from feltlab.analysis.model import Advice, ParSheet
 from feltlab.analysis.paytable import Solution, parse_target, solve
 from feltlab.analysis.report_text import (
@@ -127,6 +128,9 @@ def analyze_command(
     csv: Annotated[Path | None, typer.Option(help="Write CSV files into this folder.")] = None,
     bets: Annotated[str | None, typer.Option(
         help="Bets for the aggregate-cap view, e.g. ante=10,flush=10,straight_flush=10.")] = None,
+    strategy: Annotated[Path | None, typer.Option(
+        help="Play the main game by this strategy file (TOML) instead of the optimal one.")
+    ] = None,
 ) -> None:
     """The exact PAR sheet of a rule set: return tables, house edges, rates, strategy."""
     loaded = _load(rules)
@@ -136,7 +140,15 @@ def analyze_command(
             stakes = check_wagers(loaded, parse_bets(bets))
         except ValueError as error:
             fail(str(error))
+    played = None
+    if strategy is not None:
+        try:
+            played = load_strategy_file(loaded, strategy)
+        except ValueError as error:
+            fail(str(error))
     sheet = run_analysis(loaded, show_progress=not as_json)
+    if played is not None:
+        sheet = with_strategy(sheet, evaluate_strategy(loaded, played), str(strategy))
     capped: dict[str, Fraction] | None = None
     if stakes is not None:
         try:

@@ -52,6 +52,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from feltlab.cards import RANKS
 from feltlab.evaluators import RANK_BITS, describe_flush_value
+from feltlab.rules import describe_validation_error
 
 _ACTION = re.compile(r"^(fold|max|([1-9]|10)x)$")
 
@@ -179,12 +180,7 @@ def parse_strategy(text: str, origin: str = "<strategy>") -> Strategy:
     try:
         return Strategy.model_validate(data)
     except ValidationError as error:
-        problems = []
-        for item in error.errors():
-            parts = [str(part) for part in item["loc"]]
-            field = ".".join(parts) or "file"
-            problems.append(f"field {field}: {item['msg']}")
-        raise StrategyError(f"{origin}: " + "; ".join(problems)) from error
+        raise StrategyError(f"{origin}: {describe_validation_error(error)}") from error
 
 
 def load_strategy(path: str | Path) -> Strategy:

@@ -40,6 +40,7 @@ from feltlab.analysis.holdem_solver import (
     all_sets,
     binomials,
 )
+from feltlab.rules import describe_validation_error
 
 Feature = Literal["made", "points", "suited", "straight", "straight_flush", "bets"]
 CARD_FEATURES: tuple[Feature, ...] = ("made", "points", "suited", "straight", "straight_flush")
@@ -75,8 +76,11 @@ def parse_strategy(text: str) -> StudStrategy:
     """A strategy from TOML text (see the module docstring)."""
     try:
         return StudStrategy.model_validate(tomllib.loads(text))
-    except (tomllib.TOMLDecodeError, ValidationError) as error:
-        raise StrategyError(f"invalid Hold'em Stud strategy: {error}") from error
+    except tomllib.TOMLDecodeError as error:
+        raise StrategyError(f"invalid Hold'em Stud strategy: not valid TOML: {error}") from error
+    except ValidationError as error:
+        raise StrategyError("invalid Hold'em Stud strategy: "
+                            + describe_validation_error(error)) from error
 
 
 def strategy_toml(strategy: StudStrategy) -> str:

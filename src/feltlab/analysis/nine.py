@@ -38,7 +38,7 @@ from feltlab.analysis.model import (
     WagerAnalysis,
 )
 from feltlab.cards import COLOUR_SUITS, Card, ensure_count, ensure_distinct, format_cards
-from feltlab.rules import NineCardRules, PayTable, pays_for
+from feltlab.rules import NineCardRules, PayTable, describe_validation_error, pays_for
 from feltlab.settle import WagerError, all9_sign, bonus_result, capped_shares, check_colour
 
 SUIT_SIZE = 13
@@ -155,8 +155,11 @@ class NineStrategy(BaseModel):
 def parse_nine_strategy(text: str) -> NineStrategy:
     try:
         return NineStrategy.model_validate(tomllib.loads(text))
-    except (tomllib.TOMLDecodeError, ValidationError) as error:
-        raise ValueError(f"invalid 9 Card Flush strategy: {error}") from error
+    except tomllib.TOMLDecodeError as error:
+        raise ValueError(f"invalid 9 Card Flush strategy: not valid TOML: {error}") from error
+    except ValidationError as error:
+        raise ValueError("invalid 9 Card Flush strategy: "
+                         + describe_validation_error(error)) from error
 
 
 def _all9_wager(rules: NineCardRules, plays: Callable[[tuple[int, int, int]], bool],

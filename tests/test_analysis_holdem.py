@@ -292,3 +292,12 @@ def test_capped_returns_with_cap_from_the_par_sheet_lines(nh: HoldemStudRules,
                    Fraction(0)) / (10 * main.total)
     assert edges["ante"] == -expected
     assert edges["ante"] > main.house_edge
+
+
+def test_shipped_strategy_card_matches_derived() -> None:
+    import feltlab
+    from feltlab.analysis.holdem_strategy import parse_strategy
+
+    path = Path(feltlab.__file__).parent / "strategies" / "nh-holdem-stud.toml"
+    shipped = parse_strategy(path.read_text("utf-8"))
+    assert shipped == holdem.card_strategy(load_rules("nh-holdem-stud"))

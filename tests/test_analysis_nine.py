@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import math
 from fractions import Fraction
+from pathlib import Path
 
 import numba as nb
 import numpy as np
@@ -208,3 +209,14 @@ def test_advise_refuses_bad_input(rules: NineCardRules) -> None:
         nine.advise(rules, parse_cards("Ah 2h 3h"), "green")
     with pytest.raises(CardError):
         nine.advise(rules, parse_cards("Ah 2h"), "red")
+
+
+def test_shipped_strategy_card_matches_derived() -> None:
+    import feltlab
+
+    rules = load_rules("nine-card-flush")
+    path = Path(feltlab.__file__).parent / "strategies" / "nine-card-flush.toml"
+    shipped = nine.parse_nine_strategy(path.read_text("utf-8"))
+    card, stated = nine.strategy_card(rules, nine.analyze(rules).wager("all9"))
+    assert shipped == card
+    assert nine.evaluate_strategy(rules, shipped).house_edge == stated.house_edge

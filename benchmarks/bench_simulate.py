@@ -3,7 +3,8 @@
 Speed: High Card Flush, 1 seat, optimal strategy, every wager, against the speed of only
 drawing the same cards with the same generator (the floor no simulator can beat), both
 on all of this machine's cores. Accuracy: every rule set simulated with a fixed seed and
-compared with the exact house edge of every wager, in standard errors.
+compared with the exact house edge of every wager and of the total (per unit of all
+the initial wagers), in standard errors.
 
     .venv/bin/python benchmarks/bench_simulate.py [--rounds 20000000] [--skip-accuracy]
 """

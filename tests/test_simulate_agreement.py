@@ -15,8 +15,9 @@ pytestmark = pytest.mark.filterwarnings(
     "ignore::numba.core.errors.NumbaExperimentalFeatureWarning")
 
 
-def _agrees(rules_id: str, rounds: int, seed: int, seats: int = 1) -> None:
-    setup = prepare(load_rules(rules_id), seats=seats)
+def _agrees(rules_id: str, rounds: int, seed: int, seats: int = 1,
+            strategy: str = "optimal") -> None:
+    setup = prepare(load_rules(rules_id), seats=seats, strategy=strategy)
     result = simulate(setup, rounds, seed=seed)
     assert result.rounds == rounds and not result.interrupted
     checked = [w for w in result.wagers if w.exact is not None]
@@ -27,16 +28,26 @@ def _agrees(rules_id: str, rounds: int, seed: int, seats: int = 1) -> None:
                                         float(wager.exact), wager.std_error)
 
 
-def test_every_wager_has_an_exact_value_where_the_analysis_is_there() -> None:
+def test_every_wager_has_an_exact_value() -> None:
+    """The optimal strategy and the strategy card: every wager and the total (the
+    analysis gives each, see test_simulate_exact)."""
     for rules_id in builtin_ids():
-        setup = prepare(load_rules(rules_id))
-        if setup.strategy.name == "optimal":
-            assert set(setup.exact) == set(setup.bets), rules_id
+        rules = load_rules(rules_id)
+        assert set(prepare(rules).exact) == {*prepare(rules).bets, "total"}, rules_id
+        simple = prepare(rules, strategy="simple")
+        expected = set(simple.bets) | ({"total"} if rules.max_aggregate_payout is None else
+                                       set())
+        assert set(simple.exact) == expected, rules_id
 
 
 @pytest.mark.parametrize("rules_id", builtin_ids())
 def test_simulation_agrees_with_exact_values(rules_id: str) -> None:
     _agrees(rules_id, ROUNDS, seed=2026)
+
+
+@pytest.mark.parametrize("rules_id", builtin_ids())
+def test_strategy_card_agrees_with_its_exact_values(rules_id: str) -> None:
+    _agrees(rules_id, ROUNDS // 2, seed=11, strategy="simple")
 
 
 def test_full_table_agrees() -> None:

@@ -10,7 +10,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pytest
 import typer
 from typer.testing import CliRunner
@@ -92,16 +91,83 @@ def test_bad_input_is_refused(args: tuple[str, ...], fragment: str) -> None:
     assert err.startswith("error: ") and fragment in err
 
 
-def test_strategy_file(tmp_path: Path) -> None:
-    rules = load_rules("nine-card-flush")
-    path = tmp_path / "never.npz"
-    np.savez(path, table=np.zeros(16, dtype=np.int8))
+STRATEGY_FILES = {
+    "high-card-flush": ('name = "four plus"\n[[rule]]\nmin_length = 4\naction = "max"\n',
+                        "ante"),
+    "nh-holdem-stud": ('street3 = [{bet = 1}]\nstreet4 = [{bet = 1, when = {made = 1}}]\n'
+                       'street5 = [{bet = 1, when = {made = 3}}]\n', "ante"),
+    "nine-card-flush": ("play_when = [{flush_cards = 2}]\n", "all9"),
+}
+
+
+@pytest.mark.parametrize("rules_id", sorted(STRATEGY_FILES))
+def test_strategy_file_of_the_analysis(tmp_path: Path, rules_id: str) -> None:
+    """A TOML strategy file of the analysis: played, with the analysis's exact value."""
+    text, main = STRATEGY_FILES[rules_id]
+    path = tmp_path / "mine.toml"
+    path.write_text(text, "utf-8")
+    data = _json("simulate", rules_id, "--hands", "200000", "--strategy", str(path),
+                 "--bets", f"{main}=2")
+    assert data["strategy"] == "mine"
+    wager = data["wagers"][0]
+    assert wager["name"] == main and wager["exact_house_edge"] is not None
+    assert abs(wager["z_score"]) < 4
+
+
+def test_never_playing_file_loses_every_all9(tmp_path: Path) -> None:
+    path = tmp_path / "never.toml"
+    path.write_text("play_when = []\n", "utf-8")
     data = _json("simulate", "nine-card-flush", "--hands", "100000", "--strategy", str(path))
-    assert data["strategy"] == "never"
     assert data["counters"]["fold"] == 100000
     main = data["wagers"][0]
     assert main["house_edge"] == 1.0 and main["exact_house_edge"] == 1.0
-    assert rules.id == data["rules"]
+
+
+@pytest.mark.parametrize(("rules_id", "text", "fragment"), [
+    ("high-card-flush", '[[rule]]\nmin_length = 9\naction = "max"\n', "min_length"),
+    ("high-card-flush", "[[rule]\n", "not valid TOML"),
+    ("nh-holdem-stud", "street3 = [{bet = 1, when = {colour = 2}}]\n", "colour"),
+    ("nh-holdem-stud", "street3 = [{bet = 5}]\n", "above the maximum"),
+    ("nine-card-flush", "play_when = [{flush = 2}]\n", "flush"),
+    ("nine-card-flush", "fold_when = []\n", "fold_when"),
+])
+def test_bad_strategy_file_is_refused_in_one_line(tmp_path: Path, rules_id: str, text: str,
+                                                  fragment: str) -> None:
+    path = tmp_path / "bad.toml"
+    path.write_text(text, "utf-8")
+    code, out, err = _run("simulate", rules_id, "--hands", "1000", "--strategy", str(path))
+    assert code == 2 and out == ""
+    assert err.startswith("error: --strategy bad.toml: ") and fragment in err
+    assert err.count("\n") == 1
+
+
+def test_total_unit_is_explicit() -> None:
+    data = _json("simulate", "high-card-flush", "--hands", "70000", "--bets",
+                 "ante=3,flush=1,straight_flush=2")
+    assert data["total_unit"] == "per unit of all the initial wagers"
+    wagers = {w["name"]: w for w in data["wagers"]}
+    assert wagers["total"]["stake"] == 6
+    assert wagers["total"]["unit"].startswith("per unit of all the initial wagers")
+    assert wagers["ante"]["unit"] == "per unit of ante"
+    # no cap: the total's estimate is the stake-weighted mean of the wagers' estimates
+    weighted = sum(wagers[n]["house_edge"] * wagers[n]["stake"] for n in
+                   ("ante", "flush", "straight_flush")) / 6
+    assert wagers["total"]["house_edge"] == pytest.approx(weighted, rel=1e-12)
+
+
+@pytest.mark.parametrize("rules_id", ["high-card-flush-toledo", "nine-card-flush",
+                                      "nh-holdem-stud"])
+def test_table_fits_80_columns(rules_id: str) -> None:
+    result = CliRunner().invoke(app, ["simulate", rules_id, "--hands", "100000", "--seats",
+                                      "2"], env={"COLUMNS": "80"})
+    assert result.exit_code == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert max(len(line) for line in lines) <= 80
+    rows = [line.split() for line in lines if ".." in line]
+    assert {"total", "all9" if rules_id == "nine-card-flush" else "ante"} <= {
+        row[0] for row in rows}
+    assert all(len(row) == 7 for row in rows)
+    assert "per unit of all the initial wagers" in result.stdout
 
 
 def test_session_json_plots_and_html(tmp_path: Path) -> None:
@@ -143,11 +209,3 @@ def test_session_figures_follow_their_definitions() -> None:
     assert theoretical is not None
     expected = sum(float(setup.exact[name]) for name in ("ante", "flush", "straight_flush"))
     assert theoretical == pytest.approx(60 * expected)
-
-
-def test_strategy_file_of_the_wrong_shape_is_refused(tmp_path: Path) -> None:
-    path = tmp_path / "short.npz"
-    np.savez(path, table=np.zeros(10, dtype=np.int8))
-    code, out, err = _run("simulate", "nh-holdem-stud", "--hands", "1000", "--strategy",
-                          str(path))
-    assert code == 2 and out == "" and "needs shape" in err

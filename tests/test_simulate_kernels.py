@@ -1,17 +1,16 @@
-"""The simulator's compiled rounds against the reference settlement, round by round, and
-its generator and exact helpers against independent counts."""
+"""The simulator's compiled rounds against the reference settlement, round by round, its
+generator, and its strategy arrays against the analysis's tables."""
 
 from __future__ import annotations
-
-from fractions import Fraction
-from math import comb
 
 import numpy as np
 import pytest
 
-from feltlab.cards import Card
-from feltlab.evaluators import best_flush, longest_straight_flush, poker_hand, three_card_hand
-from feltlab.kernels import LANE_BIT
+from feltlab.analysis import holdem as holdem_analysis
+from feltlab.analysis import nine as nine_analysis
+from feltlab.cards import COLOUR_SUITS, Card
+from feltlab.evaluators import best_flush, poker_hand, three_card_hand
+from feltlab.kernels import LANE_BIT, poker_class_of_row, three_card_class_of_row
 from feltlab.rules import FlushRules, HoldemStudRules, NineCardRules, load_rules
 from feltlab.settle import settle_flush, settle_holdem, settle_nine_card
 from feltlab.simulate import flush, holdem, kernel, nine, rng
@@ -147,33 +146,6 @@ def test_canonical_key_forgets_suits() -> None:
     assert key(hand) == key(renamed)
 
 
-def test_bonus_distributions_by_brute_force_on_few_suits() -> None:
-    """The distributions count every 7-card hand once and agree with the evaluators on a
-    sample."""
-    assert sum(flush.flush_length_distribution().values()) == comb(52, 7)
-    assert sum(flush.straight_run_distribution().values()) == comb(52, 7)
-    generator = np.random.default_rng(9)
-    lengths = flush.flush_length_distribution()
-    runs = flush.straight_run_distribution()
-    sample = [_cards(generator.permutation(52)[:7]) for _ in range(20000)]
-    share_5_plus = sum(best_flush(h).length >= 5 for h in sample) / len(sample)
-    exact_5_plus = sum(v for k, v in lengths.items() if k >= 5) / comb(52, 7)
-    assert abs(share_5_plus - exact_5_plus) < 0.006
-    share_run3 = sum(longest_straight_flush(h) >= 3 for h in sample) / len(sample)
-    exact_run3 = sum(v for k, v in runs.items() if k >= 3) / comb(52, 7)
-    assert abs(share_run3 - exact_run3) < 0.006
-
-
-def test_exact_bonus_edges_agree_with_the_analysis() -> None:
-    analysis = pytest.importorskip("feltlab.analysis.flush")
-    for rules_id in ("high-card-flush", "high-card-flush-toledo"):
-        rules = load_rules(rules_id)
-        assert isinstance(rules, FlushRules)
-        sheet = analysis.analyze(rules)
-        for name, edge in flush.exact_bonus_edges(rules).items():
-            assert sheet.wager(name).house_edge == edge
-
-
 # 9 Card Flush ---------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("strategy", ["optimal", "simple"])
@@ -187,8 +159,8 @@ def test_nine_kernel_matches_settlement(strategy: str) -> None:
     table = setup.strategy.table
     for deck, round_nets in zip(decks, nets, strict=True):
         community = _cards(deck[:3])
-        red = [sum(1 for c in community if c.suit == s) for s in (1, 2)]
-        plays = bool(table[4 * max(red) + min(red)])
+        red = [sum(1 for c in community if c.suit == s) for s in COLOUR_SUITS["red"]]
+        plays = bool(table[4 * red[0] + red[1]])
         for seat in range(8):
             player = _cards(deck[3 + 6 * seat:9 + 6 * seat])
             settled = settle_nine_card(rules, bets, "red", community, player, plays)
@@ -200,18 +172,11 @@ def test_nine_kernel_matches_settlement(strategy: str) -> None:
             assert got[4] == settled.total
 
 
-def test_nine_exact_values_agree_with_the_analysis() -> None:
-    analysis = pytest.importorskip("feltlab.analysis.nine")
+def test_nine_tables_are_the_analysis_play_table() -> None:
     rules = load_rules("nine-card-flush")
     assert isinstance(rules, NineCardRules)
-    strategy = nine.optimal_strategy(rules)
-    table = analysis.play_table(rules)
-    for a in range(4):
-        for b in range(4 - a):
-            assert strategy.table[4 * max(a, b) + min(a, b)] == table[a, b]
-    sheet = analysis.analyze(rules)
-    for name, edge in nine.exact_edges(rules, strategy).items():
-        assert sheet.wager(name).house_edge == edge
+    table = nine_analysis.play_table(rules)
+    assert (nine.optimal_strategy(rules).table.reshape(4, 4) == table).all()
 
 
 # Hold'em Stud ---------------------------------------------------------------------------------
@@ -221,46 +186,56 @@ def test_scalar_classes_match_the_reference() -> None:
     for _ in range(3000):
         cards = generator.permutation(52)[:5].astype(np.uint8)
         hand = _cards(cards)
-        assert holdem.poker_class(cards) == poker_hand(hand)
-        assert holdem.three_card_class(cards[:3]) == three_card_hand(hand[:3])
+        assert poker_class_of_row(cards) == poker_hand(hand)
+        assert three_card_class_of_row(cards[:3]) == three_card_hand(hand[:3])
+
+
+def test_colex_rank_is_the_analysis_decision_row() -> None:
+    generator = np.random.default_rng(11)
+    for _ in range(2000):
+        cards = generator.permutation(52)[:4].astype(np.uint8)
+        for size in (2, 3, 4):
+            assert holdem.colex_rank(cards, size) == holdem_analysis.decision_row(
+                _cards(cards[:size]))
 
 
 def _holdem_streets(strategy: Strategy, most: int, hole: list[Card],
                     community: list[Card], ante: int) -> list[int]:
-    stride = 3 * most + 1
-    h = holdem.pair_index(hole[0].index, hole[1].index)
-    made = int(strategy.table[h])
-    streets = [made]
-    if made:
-        bet = int(strategy.table2[(h * 52 + community[0].index) * stride + made])
+    """The street bets the tables give, read the analysis's way (``decision_row``)."""
+    tables = [strategy.table.reshape(-1, 1), strategy.table2.reshape(-1, most),
+              strategy.table3.reshape(-1, 2 * most - 1)]
+    streets: list[int] = []
+    for level, table in enumerate(tables):
+        row = holdem_analysis.decision_row(hole + community[:level])
+        bet = int(table[row, sum(streets) - level])
+        if bet == 0:
+            break
         streets.append(bet)
-        if bet:
-            made += bet
-            seen = holdem.pair_index(community[0].index, community[1].index)
-            streets.append(int(strategy.table3[(h * holdem.PAIRS + seen) * stride + made]))
-    return [bet * ante for bet in streets if bet]
+    return [bet * ante for bet in streets]
 
 
-def test_holdem_kernel_matches_settlement() -> None:
+def _random_holdem_strategy(most: int, seed: int) -> Strategy:
+    generator = np.random.default_rng(seed)
+    tables = [generator.integers(0, most + 1, rows * columns).astype(np.int8)
+              for rows, columns in holdem.table_shapes(most)]
+    return Strategy("random", *tables)
+
+
+@pytest.mark.parametrize("strategy", ["random", "optimal", "simple"])
+def test_holdem_kernel_matches_settlement(strategy: str) -> None:
     rules = load_rules("nh-holdem-stud").model_copy(update={"max_aggregate_payout": 100})
     assert isinstance(rules, HoldemStudRules)
     most = rules.max_street_multiple
-    stride = 3 * most + 1
-    generator = np.random.default_rng(8)
-    strategy = Strategy(
-        "random",
-        generator.integers(0, most + 1, holdem.PAIRS).astype(np.int8),
-        generator.integers(0, most + 1, holdem.PAIRS * 52 * stride).astype(np.int8),
-        generator.integers(0, most + 1, holdem.PAIRS * holdem.PAIRS * stride).astype(np.int8))
+    chosen = _random_holdem_strategy(most, 8) if strategy == "random" else strategy
     bets = {"ante": 4, "bonus3": 2}
-    setup = prepare(rules, seats=7, bets=bets, strategy=strategy, with_exact=False)
-    decks = _decks(7, 1500)
+    setup = prepare(rules, seats=7, bets=bets, strategy=chosen, with_exact=False)
+    decks = _decks(7, 1000)
     nets = _replay(setup, decks)
     for deck, round_nets in zip(decks, nets, strict=True):
         community = _cards(deck[14:17])
         for seat in range(7):
             hole = _cards(deck[2 * seat:2 * seat + 2])
-            streets = _holdem_streets(strategy, most, hole, community, 4)
+            streets = _holdem_streets(setup.strategy, most, hole, community, 4)
             settled = settle_holdem(rules, bets, hole, community, streets)
             got = round_nets[seat]
             assert got[0] == sum(v for k, v in settled.results.items() if k != "bonus3")
@@ -268,67 +243,27 @@ def test_holdem_kernel_matches_settlement() -> None:
             assert got[2] == settled.total
 
 
-def test_holdem_solution_agrees_with_the_analysis() -> None:
-    """My backward induction and the analysis module's solver: same value, same tables."""
-    analysis = pytest.importorskip("feltlab.analysis.holdem")
+def test_holdem_tables_are_the_analysis_tables() -> None:
     rules = load_rules("nh-holdem-stud")
     assert isinstance(rules, HoldemStudRules)
-    solution = holdem.solve(rules)
-    assert analysis.analyze(rules).wager("ante").house_edge == solution.ante_edge
-    first, second, third = analysis.decision_tables(rules)
-    strategy = solution.strategy
-    stride = 3 * rules.max_street_multiple + 1
-    generator = np.random.default_rng(10)
-    for _ in range(2000):
-        cards = [int(c) for c in generator.permutation(52)[:4]]
-        hole = holdem.pair_index(cards[0], cards[1])
-        assert strategy.table[hole] == first[analysis.decision_row(_cards(
-            np.array(cards[:2]))), 0]
-        for made in range(1, rules.max_street_multiple + 1):
-            row = analysis.decision_row(_cards(np.array(cards[:3])))
-            assert strategy.table2[(hole * 52 + cards[2]) * stride + made] == second[row, made - 1]
-        seen = holdem.pair_index(cards[2], cards[3])
-        for made in range(2, 2 * rules.max_street_multiple + 1):
-            row = analysis.decision_row(_cards(np.array(cards)))
-            assert strategy.table3[(hole * holdem.PAIRS + seen) * stride + made] == third[
-                row, made - 2]
+    strategy = holdem.optimal_strategy(rules)
+    for mine, theirs in zip((strategy.table, strategy.table2, strategy.table3),
+                            holdem_analysis.decision_tables(rules), strict=True):
+        assert (mine == theirs.ravel()).all()
 
 
-PUBLISHED_5_CARD_COUNTS = {
-    "royal_flush": 4, "straight_flush": 36, "four_of_a_kind": 624, "full_house": 3744,
-    "flush": 5108, "straight": 10200, "three_of_a_kind": 54912, "two_pair": 123552,
-    "high_pair": 4 * 84480, "mid_pair": 5 * 84480, "low_pair": 4 * 84480,
-    "high_card": 1302540,
-}
+def test_flush_optimal_decisions_are_the_analysis_decisions() -> None:
+    """Table and exception list give ``OptimalDecisionTable.decide`` on every hand tried,
+    the hands of exception values included."""
+    from feltlab.analysis import flush as flush_analysis
 
-
-def test_simple_holdem_edge_from_published_counts() -> None:
-    """Bet 1x on every street: 4 antes on every deal at the final hand's odds; the
-    five-card class counts are the published ones."""
-    rules = load_rules("nh-holdem-stud")
-    assert isinstance(rules, HoldemStudRules)
-    assert sum(PUBLISHED_5_CARD_COUNTS.values()) == comb(52, 5)
-    returned = sum(4 * _net(rules, name) * count for name, count in
-                   PUBLISHED_5_CARD_COUNTS.items())
-    assert holdem.simple_ante_edge(rules) == -Fraction(returned, comb(52, 5))
-
-
-def _net(rules: HoldemStudRules, name: str) -> int:
-    from feltlab.evaluators import PokerHand
-
-    return rules.net_multiple(PokerHand[name.upper()])
-
-
-def test_bonus3_edge_from_counts() -> None:
-    """3 Card Bonus over the 22,100 three-card sets; published counts: 48 straight
-    flushes, 52 trips, 720 straights, 1096 flushes, 3744 pairs."""
-    rules = load_rules("nh-holdem-stud")
-    assert isinstance(rules, HoldemStudRules)
-    counts = {"straight_flush": 48, "three_of_a_kind": 52, "straight": 720, "flush": 1096,
-              "pair": 3744}
-    losing = 22100 - sum(counts.values())
-    from feltlab.evaluators import ThreeCardHand
-
-    returned = sum(rules.bonus3_net_multiple(ThreeCardHand[name.upper()]) * count
-                   for name, count in counts.items()) - losing
-    assert holdem.bonus3_edge(rules) == -Fraction(returned, 22100)
+    rules = load_rules("high-card-flush")
+    assert isinstance(rules, FlushRules)
+    strategy = flush.optimal_strategy(rules)
+    table = flush_analysis.optimal_decision_table(rules)
+    generator = np.random.default_rng(12)
+    hands = [_cards(generator.permutation(52)[:7]) for _ in range(3000)]
+    exceptional = [hand for hand in hands if best_flush(hand).value in table.exceptions]
+    for hand in hands:
+        assert _flush_decision(strategy, hand) == table.decide(hand)
+    assert exceptional or not table.exceptions

@@ -154,30 +154,65 @@ def _is_straight_mask(ranks: int, size: int, wheel: int) -> bool:
     return ranks == wheel or ranks == low * ((1 << size) - 1)
 
 
+@nb.njit(cache=True)
+def poker_class_of_row(row: npt.NDArray[np.uint8]) -> int:
+    """:class:`~feltlab.evaluators.PokerHand` value of one five-card hand (card indices).
+
+    >>> from feltlab.cards import card_indices, parse_cards
+    >>> poker_class_of_row(card_indices(parse_cards("As Ks Qs Js Ts")))
+    11
+    >>> poker_class_of_row(card_indices(parse_cards("Ah 2d 3c 4s 5s")))
+    6
+    """
+    ranks, pairs, trips, quads, pair_rank, suited = _rank_shape(row)
+    straight = pairs + trips + quads == 0 and _is_straight_mask(ranks, 5, WHEEL)
+    if straight and suited:
+        return 11 if ranks == 0b1111100000000 else 10
+    if quads:
+        return 9
+    if trips and pairs:
+        return 8
+    if suited:
+        return 7
+    if straight:
+        return 6
+    if trips:
+        return 5
+    if pairs == 2:
+        return 4
+    if pairs == 1:
+        return 3 if pair_rank >= 9 else (2 if pair_rank >= 4 else 1)
+    return 0
+
+
+@nb.njit(cache=True)
+def three_card_class_of_row(row: npt.NDArray[np.uint8]) -> int:
+    """:class:`~feltlab.evaluators.ThreeCardHand` value of one three-card hand.
+
+    >>> from feltlab.cards import card_indices, parse_cards
+    >>> three_card_class_of_row(card_indices(parse_cards("Qh Kh Ah")))
+    5
+    >>> three_card_class_of_row(card_indices(parse_cards("Ah 2d 3c")))
+    3
+    """
+    ranks, pairs, trips, _, _, suited = _rank_shape(row)
+    straight = pairs + trips == 0 and _is_straight_mask(ranks, 3, 0b1000000000011)
+    if straight and suited:
+        return 5
+    if trips:
+        return 4
+    if straight:
+        return 3
+    if suited:
+        return 2
+    return 1 if pairs else 0
+
+
 @nb.njit(cache=True, parallel=True)
 def _poker_hands(hands: CardArray) -> npt.NDArray[np.int8]:
     out = np.empty(hands.shape[0], dtype=np.int8)
     for i in nb.prange(hands.shape[0]):
-        ranks, pairs, trips, quads, pair_rank, suited = _rank_shape(hands[i])
-        straight = pairs + trips + quads == 0 and _is_straight_mask(ranks, 5, 0b1000000001111)
-        if straight and suited:
-            out[i] = 11 if ranks == 0b1111100000000 else 10
-        elif quads:
-            out[i] = 9
-        elif trips and pairs:
-            out[i] = 8
-        elif suited:
-            out[i] = 7
-        elif straight:
-            out[i] = 6
-        elif trips:
-            out[i] = 5
-        elif pairs == 2:
-            out[i] = 4
-        elif pairs == 1:
-            out[i] = 3 if pair_rank >= 9 else (2 if pair_rank >= 4 else 1)
-        else:
-            out[i] = 0
+        out[i] = poker_class_of_row(hands[i])
     return out
 
 
@@ -185,20 +220,7 @@ def _poker_hands(hands: CardArray) -> npt.NDArray[np.int8]:
 def _three_card_hands(hands: CardArray) -> npt.NDArray[np.int8]:
     out = np.empty(hands.shape[0], dtype=np.int8)
     for i in nb.prange(hands.shape[0]):
-        ranks, pairs, trips, _, _, suited = _rank_shape(hands[i])
-        straight = pairs + trips == 0 and _is_straight_mask(ranks, 3, 0b1000000000011)
-        if straight and suited:
-            out[i] = 5
-        elif trips:
-            out[i] = 4
-        elif straight:
-            out[i] = 3
-        elif suited:
-            out[i] = 2
-        elif pairs:
-            out[i] = 1
-        else:
-            out[i] = 0
+        out[i] = three_card_class_of_row(hands[i])
     return out
 
 

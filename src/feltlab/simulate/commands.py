@@ -9,13 +9,20 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich import box
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
 from feltlab.rules import RulesError, load_rules
 from feltlab.settle import WagerError
-from feltlab.simulate.runner import SimulationResult, parse_bets, prepare, simulate
+from feltlab.simulate.runner import (
+    TOTAL_UNIT,
+    SimulationResult,
+    parse_bets,
+    prepare,
+    simulate,
+)
 from feltlab.simulate.session import (
     DEFAULT_HANDS_PER_HOUR,
     SessionResult,
@@ -29,7 +36,8 @@ PROGRESS_FROM = 5_000_000
 
 Rules = Annotated[str, typer.Argument(help="A rule-set id or TOML file.")]
 Bets = Annotated[str | None, typer.Option(help="Bets per hand: ante=1,flush=1 (0 = not bet).")]
-Strategy = Annotated[str, typer.Option(help="optimal, simple, or a strategy .npz file.")]
+Strategy = Annotated[str, typer.Option(
+    help="optimal, simple (the strategy card) or a strategy TOML file of the analysis.")]
 Seed = Annotated[int, typer.Option(help="Seed: the same seed gives the same result.")]
 Mistakes = Annotated[float, typer.Option(
     help="Probability of a random legal mistake at each decision.")]
@@ -52,18 +60,27 @@ def _progress(total: int, label: str, show: bool) -> Iterator[Callable[[int, int
         yield lambda done, _total: bar.update(task, completed=done)
 
 
+def _percent(value: float, decimals: int = 3) -> str:
+    return f"{100 * value:.{decimals}f}"
+
+
 def _simulate_table(result: SimulationResult) -> Table:
+    """Percentages without the sign, the interval as ``low..high``: fits 80 columns."""
     setup = result.setup
     table = Table(title=f"{setup.rules.name}: {result.rounds:,} rounds, {setup.seats} seat(s), "
-                        f"strategy {setup.strategy.name}, seed {result.seed}")
-    for column in ("wager", "house edge", "std error", "95% interval", "hit rate", "exact",
-                   "z"):
+                        f"strategy {setup.strategy.name}, seed {result.seed}",
+                  caption="house edges in %, per unit of each wager;\ntotal: "
+                          f"{TOTAL_UNIT}:\n" + " + ".join(setup.bets)
+                          + f" = {sum(setup.bets.values())} units",
+                  box=box.SIMPLE_HEAD, pad_edge=False, min_width=78)
+    for column in ("wager", "edge %", "s.e.", "95% interval", "hit %", "exact %", "z"):
         table.add_column(column, justify="left" if column == "wager" else "right")
     for wager in result.wagers:
         low, high = wager.interval95
-        table.add_row(wager.name, f"{float(wager.house_edge):.4%}", f"{wager.std_error:.4%}",
-                      f"{low:.4%} .. {high:.4%}", f"{float(wager.rate(wager.wins)):.4%}",
-                      "" if wager.exact is None else f"{float(wager.exact):.4%}",
+        table.add_row(wager.name, _percent(float(wager.house_edge)), _percent(wager.std_error),
+                      f"{_percent(low, 2)}..{_percent(high, 2)}",
+                      _percent(float(wager.rate(wager.wins)), 2),
+                      "" if wager.exact is None else _percent(float(wager.exact)),
                       "" if wager.z_score is None else f"{wager.z_score:+.2f}")
     return table
 
@@ -99,8 +116,8 @@ def simulate_command(
         console.print(f"[yellow]interrupted: {result.rounds:,} rounds done[/yellow]")
     console.print(_simulate_table(result))
     console.print(f"{result.seconds:.2f} s, {result.rounds / max(result.seconds, 1e-9):,.0f} "
-                  "rounds a second; " + ", ".join(f"{k} {v:,}" for k, v in
-                                                  result.counters.items()))
+                  "rounds a second")
+    console.print(", ".join(f"{k}={v:,}" for k, v in result.counters.items()))
 
 
 def _session_table(result: SessionResult) -> Table:

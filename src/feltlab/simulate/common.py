@@ -63,10 +63,11 @@ class Strategy:
 
     Flush family: ``table`` is a raise multiple (0 = fold) per flush value, -1 for "look
     the hand up in ``keys``/``values``" (sorted canonical hand keys). Hold'em Stud:
-    ``table`` is the first street's bet by hole cards, ``table2`` the second street's by
-    (hole cards, first card, bets so far), ``table3`` the third's by (hole cards, first
-    two cards, bets so far). 9 Card Flush: ``table`` says play (1) or fold (0) by the
-    community as seen by the colour.
+    ``table``, ``table2``, ``table3`` are the three streets' tables of
+    :func:`feltlab.analysis.holdem.decision_tables` flattened (row: colex rank of the
+    sorted known cards, column: antes at risk minus ``1 + L``). 9 Card Flush: ``table``
+    is :func:`feltlab.analysis.nine.play_table` flattened (``4 * a + b``: community cards
+    in the colour's first and second suit; 1 play, 0 fold).
     """
 
     name: str
@@ -75,6 +76,11 @@ class Strategy:
     table3: I8 = field(default_factory=lambda: np.zeros(1, dtype=np.int8))
     keys: U64 = field(default_factory=lambda: np.zeros(0, dtype=np.uint64))
     values: I8 = field(default_factory=lambda: np.zeros(0, dtype=np.int8))
+    optimal: bool = False
+    """The analysis's optimal strategy (its exact values are the PAR sheet's)."""
+    plan: object | None = None
+    """The analysis's strategy model these arrays were built from, when there is one (its
+    exact main-game value is the analysis's ``evaluate_strategy`` of it)."""
 
 
 StrategyFactory = Callable[[], Strategy]

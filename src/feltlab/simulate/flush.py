@@ -1,19 +1,23 @@
-"""High Card Flush family in the simulator: the compiled round, strategies, exact bonuses.
+"""High Card Flush family in the simulator: the compiled round and its strategy tables.
 
 Wager slots: ``ante`` (Ante and Raise together, per unit of Ante), ``flush``,
-``straight_flush`` and the capped hand ``total``.
+``straight_flush`` and the capped hand ``total``. Strategies and exact values come from
+:mod:`feltlab.analysis.flush`; this module only turns them into the kernel's arrays.
 """
 
 from __future__ import annotations
 
 from fractions import Fraction
-from math import comb
+from pathlib import Path
 from typing import Any, Final
 
 import numba as nb
 import numpy as np
 
-from feltlab.evaluators import flush_value_of
+from feltlab.analysis import flush as analysis
+from feltlab.analysis import flush_kernels as fk
+from feltlab.analysis.flush_strategy import Strategy as FlushStrategy
+from feltlab.analysis.flush_strategy import load_strategy
 from feltlab.kernels import LANE, LANE_BIT, LANE_MASK, POPCOUNT, RUN_LENGTH, flush_value_of_mask
 from feltlab.rules import FlushRules
 from feltlab.simulate.common import I8, I64, U64, Strategy, bonus_net, cap_value, capped, pay_array
@@ -171,23 +175,21 @@ def play(deck: Deck, seats: int, p: I64, table: I8, table2: I8, table3: I8,
         nets[seat, 3] = total
 
 
-# Strategies -------------------------------------------------------------------------------
+# Strategies: the analysis's decisions as the kernel's arrays ------------------------------
 
-def threshold_strategy(rules: FlushRules, least: int, name: str) -> Strategy:
-    """Raise the most allowed with a flush value of ``least`` or better, else fold."""
+def plan_strategy(rules: FlushRules, plan: FlushStrategy, name: str) -> Strategy:
+    """A flush-based strategy of :mod:`feltlab.analysis.flush_strategy` as a table by flush
+    value (decisions from :func:`feltlab.analysis.flush.strategy_decisions`)."""
+    decisions = analysis.strategy_decisions(rules, plan)
     table = np.zeros(VALUES, dtype=np.int8)
-    for value in range(VALUES):
-        most = rules.max_raise_multiple(value >> 13)
-        table[value] = most if value >= least and most > 0 else 0
-    return Strategy(name, table)
-
-
-SIMPLE_LEAST: Final = flush_value_of(3, (8, 6, 4))  # 3-card flush T-8-6
+    table[fk.VALUES] = decisions[:, 0]
+    return Strategy(name, table, plan=plan)
 
 
 def simple_strategy(rules: FlushRules) -> Strategy:
-    """The published card: raise a 3-card flush of T-8-6 or better, 4+ cards at the most.
+    """The analysis's strategy card (:func:`feltlab.analysis.flush.strategy_card_strategy`).
 
+    >>> from feltlab.evaluators import flush_value_of
     >>> from feltlab.rules import load_rules
     >>> s = simple_strategy(load_rules("high-card-flush"))
     >>> int(s.table[flush_value_of(3, (8, 6, 4))]), int(s.table[flush_value_of(3, (8, 6, 3))])
@@ -195,7 +197,12 @@ def simple_strategy(rules: FlushRules) -> Strategy:
     >>> int(s.table[flush_value_of(6, (12, 11, 10, 9, 8, 7))])
     3
     """
-    return threshold_strategy(rules, SIMPLE_LEAST, "simple")
+    return plan_strategy(rules, analysis.strategy_card_strategy(rules), "simple")
+
+
+def file_strategy(rules: FlushRules, path: Path) -> Strategy:
+    """A strategy file in the format of :mod:`feltlab.analysis.flush_strategy`."""
+    return plan_strategy(rules, load_strategy(path), path.stem)
 
 
 def check_strategy(rules: FlushRules, strategy: Strategy) -> None:
@@ -213,111 +220,29 @@ def check_strategy(rules: FlushRules, strategy: Strategy) -> None:
         raise ValueError("strategy exceptions need one value per key")
 
 
-# Exact bonus returns (independent of the kernels: counts by suit composition) ------------
-
-def _lane_counts() -> dict[tuple[int, int], int]:
-    """Number of 13-bit suit lanes by (cards in the suit, longest straight-flush run)."""
-    counts: dict[tuple[int, int], int] = {}
-    for lane in range(1 << 13):
-        key = (bin(lane).count("1"), int(RUN_LENGTH[lane]))
-        counts[key] = counts.get(key, 0) + 1
-    return counts
-
-
-def straight_run_distribution() -> dict[int, int]:
-    """Seven-card hands by longest straight-flush run (exact counts of C(52, 7))."""
-    by_cards = _lane_counts()
-    # states: (cards used, longest run) -> hands, built one suit at a time
-    states: dict[tuple[int, int], int] = {(0, 0): 1}
-    for _ in range(4):
-        following: dict[tuple[int, int], int] = {}
-        for (used, run), ways in states.items():
-            for (cards, lane_run), lanes in by_cards.items():
-                if used + cards <= HAND:
-                    key = (used + cards, max(run, lane_run))
-                    following[key] = following.get(key, 0) + ways * lanes
-        states = following
-    return {run: ways for (used, run), ways in states.items() if used == HAND}
-
-
-def flush_length_distribution() -> dict[int, int]:
-    """Seven-card hands by the length of their longest suit (exact counts)."""
-    counts: dict[int, int] = {}
-    for a in range(8):
-        for b in range(8 - a):
-            for c in range(8 - a - b):
-                d = HAND - a - b - c
-                ways = comb(13, a) * comb(13, b) * comb(13, c) * comb(13, d)
-                counts[max(a, b, c, d)] = counts.get(max(a, b, c, d), 0) + ways
-    return counts
-
-
-def _bonus_edge(pays: I64, distribution: dict[int, int]) -> Fraction:
-    total = sum(distribution.values())
-    returned = sum(int(bonus_net(int(pays[count]), 1)) * ways
-                   for count, ways in distribution.items())
-    return -Fraction(returned, total)
-
-
-def exact_bonus_edges(rules: FlushRules) -> dict[str, Fraction]:
-    """House edges of the bonus wagers that no decision changes.
-
-    In ``nh-flush-poker`` a fold loses the Flush bonus, so its value depends on the
-    strategy and is left out here.
-
-    >>> from feltlab.rules import load_rules
-    >>> edges = exact_bonus_edges(load_rules("high-card-flush"))
-    >>> sorted(edges)
-    ['flush', 'straight_flush']
-    """
-    edges: dict[str, Fraction] = {}
-    if rules.settled_on_fold["flush"]:
-        edges["flush"] = _bonus_edge(pay_array(rules.flush_pays, 7), flush_length_distribution())
-    if rules.settled_on_fold["straight_flush"]:
-        edges["straight_flush"] = _bonus_edge(pay_array(rules.straight_flush_pays, 7),
-                                              straight_run_distribution())
-    return edges
-
-
-# The optimal strategy and its exact value, from the exact analysis when it is there ------
-
-def _analysis() -> Any:
-    try:
-        from feltlab.analysis import flush as analysis
-    except ImportError:
-        return None
-    return analysis if hasattr(analysis, "optimal_decision_table") else None
+_OPTIMAL: dict[str, Strategy] = {}
 
 
 def optimal_strategy(rules: FlushRules) -> Strategy:
-    """The exact optimal strategy (``feltlab.analysis.flush``): a raise per flush value,
-    and for the flush values whose best play depends on the other suits, every such hand
-    up to suit renaming with its own decision. Without the analysis module, the simple
-    card stands in (named so)."""
-    analysis = _analysis()
-    if analysis is None:
-        return threshold_strategy(rules, SIMPLE_LEAST, "simple (no exact analysis)")
-    return _optimal_from(rules, analysis)
+    """The exact optimal strategy (:func:`feltlab.analysis.flush.optimal_decision_table`):
+    a raise per flush value, and for the flush values whose best play depends on the other
+    suits, every such hand up to suit renaming with its own decision (the analysis's
+    ``optimal_raise_of_masks``). Computed once per rule set and process."""
+    key = rules.model_dump_json()
+    if key not in _OPTIMAL:
+        _OPTIMAL[key] = _optimal_from(analysis.optimal_decision_table(rules))
+    return _OPTIMAL[key]
 
 
-def _optimal_from(rules: FlushRules, analysis: Any) -> Strategy:
-    from feltlab.analysis import flush_kernels as fk
-
-    decisions = analysis.optimal_decision_table(rules)
+def _optimal_from(decisions: analysis.OptimalDecisionTable) -> Strategy:
     table = np.asarray(decisions.decision_by_flush_value, dtype=np.int8).copy()
     if not decisions.exceptions:
-        return Strategy("optimal", table)
+        return Strategy("optimal", table, optimal=True)
     masks, _ = fk.player_classes()
-    keys, values = _exception_decisions(masks.astype(np.int64), table, decisions.qualify,
-                                        decisions.max_raise, fk.BINOM,
-                                        fk.optimal_raise_of_masks)
+    keys, values = _exceptions_kernel(masks.astype(np.int64), table, decisions.qualify,
+                                      decisions.max_raise, fk.BINOM, fk.optimal_raise_of_masks)
     order = np.argsort(keys)
-    return Strategy("optimal", table, keys=keys[order], values=values[order])
-
-
-def _exception_decisions(masks: I64, table: I8, qualify: int, max_raise: I64, binom: I64,
-                         decide: Any) -> tuple[U64, I8]:
-    return _exceptions_kernel(masks, table, qualify, max_raise, binom, decide)
+    return Strategy("optimal", table, keys=keys[order], values=values[order], optimal=True)
 
 
 @nb.njit(cache=False)
@@ -347,12 +272,42 @@ def _exceptions_kernel(masks: I64, table: I8, qualify: int, max_raise: I64, bino
     return keys, values
 
 
-def exact_strategy_edges(rules: FlushRules, strategy: Strategy) -> dict[str, Fraction]:
-    """Exact house edges that depend on the decisions (the main game; the Flush bonus when
-    a fold loses it), from the exact analysis, for its optimal strategy."""
-    analysis = _analysis()
-    if analysis is None or strategy.name != "optimal":
-        return {}
+# Exact values, from the analysis ----------------------------------------------------------
+
+def _never_folds_a_paying_flush(rules: FlushRules, table: I8) -> bool:
+    """Whether no hand whose flush the Flush bonus pays is (or may be, -1) folded."""
+    if not rules.flush_pays:
+        return True
+    paying = fk.VALUES[np.greater_equal(analysis.VALUE_LENGTHS, min(rules.flush_pays))]
+    return bool((table[paying] > 0).all())
+
+
+def exact_edges(rules: FlushRules, strategy: Strategy,
+                mistake: Fraction) -> dict[str, Fraction]:
+    """The house edges the analysis gives exactly for this strategy (uncapped, per unit).
+
+    A bonus settled on a fold does not depend on the decisions. ``nh-flush-poker``'s Flush
+    bonus is lost on a fold: its PAR-sheet value (for the optimal strategy) also holds for
+    any strategy that, like the optimal one, never folds a hand the bonus pays. With
+    mistakes (random decisions) the main game has no exact value here.
+    """
+    mistakes = mistake > 0
     sheet = analysis.analyze(rules)
-    return {wager.name: wager.house_edge for wager in sheet.wagers
-            if wager.name in ("ante", "flush")}
+    edges: dict[str, Fraction] = {}
+    for name in ("flush", "straight_flush"):
+        settled = rules.settled_on_fold[name] or (strategy.optimal and not mistakes)
+        if not settled and name == "flush" and not mistakes:
+            settled = _never_folds_a_paying_flush(rules, strategy.table) and \
+                _never_folds_a_paying_flush(rules, optimal_strategy(rules).table)
+        if settled:
+            edges[name] = sheet.wager(name).house_edge
+    if not mistakes and strategy.optimal:
+        edges["ante"] = sheet.wager("ante").house_edge
+    elif not mistakes and isinstance(strategy.plan, FlushStrategy):
+        edges["ante"] = analysis.evaluate_strategy(rules, strategy.plan).house_edge
+    return edges
+
+
+def capped_total(rules: FlushRules, bets: dict[str, int]) -> Fraction:
+    """Exact ``total`` under the optimal strategy: per unit of all the initial wagers."""
+    return analysis.capped_returns(rules, bets)["total"]

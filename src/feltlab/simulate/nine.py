@@ -1,23 +1,26 @@
-"""9 Card Flush in the simulator: the compiled round, the optimal play, exact returns.
+"""9 Card Flush in the simulator: the compiled round and its strategy table.
 
 Wager slots: ``all9`` (All 9 and Play together, per unit of All 9), ``bonus9``,
 ``player6``, ``first3`` and the capped hand ``total``. Every seat bets the same colour
 (the colours are symmetric, so the choice changes no figure).
 
-The decision sees only the 3 community cards, and through the colour only how many of
-them fall in each suit of the colour: the strategy is play or fold by that pair of
-counts, larger first (``table[4 * larger + smaller]``).
+The decision sees only how many of the 3 community cards fall in each suit of the
+colour: ``table[4 * a + b]`` is :func:`feltlab.analysis.nine.play_table` flattened (``a``
+and ``b`` the cards of the colour's first and second suit). Strategies and exact values
+come from :mod:`feltlab.analysis.nine`.
 """
 
 from __future__ import annotations
 
 from fractions import Fraction
-from math import comb
+from pathlib import Path
 from typing import Final
 
 import numba as nb
 import numpy as np
 
+from feltlab.analysis import nine as analysis
+from feltlab.analysis.nine import NineStrategy, parse_nine_strategy
 from feltlab.cards import COLOUR_SUITS
 from feltlab.kernels import LANE, LANE_BIT, LANE_MASK, POPCOUNT
 from feltlab.rules import NineCardRules
@@ -82,7 +85,7 @@ def play(deck: Deck, seats: int, p: I64, table: I8, table2: I8, table3: I8,
     a = _suit_count(community, p[P_SUIT_A])
     b = _suit_count(community, p[P_SUIT_B])
     three = max(a, b)
-    decision = int(table[4 * three + min(a, b)])
+    decision = int(table[4 * a + b])
     all9 = p[P_ALL9]
     for seat in range(seats):
         plays = decision
@@ -115,65 +118,80 @@ def play(deck: Deck, seats: int, p: I64, table: I8, table2: I8, table3: I8,
         nets[seat, 4] = total
 
 
-# Exact analysis by suit counts ------------------------------------------------------------
-# The colour's two suits have 13 cards each, the other 26 cards are "off colour".
-
-def _compositions(total: int) -> list[tuple[int, int, int]]:
-    return [(a, b, total - a - b) for a in range(total + 1) for b in range(total + 1 - a)]
-
-
-def _community_ways(a: int, b: int, o: int) -> int:
-    return comb(13, a) * comb(13, b) * comb(26, o)
-
-
-def _player_ways(a: int, b: int, o: int, x: int, y: int, z: int) -> int:
-    return comb(13 - a, x) * comb(13 - b, y) * comb(26 - o, z)
-
-
-def _main_sign(rules: NineCardRules, nine: int) -> int:
-    if nine >= rules.all9_win_at:
-        return 1
-    push_at = rules.all9_push_at
-    return 0 if push_at is not None and nine >= push_at else -1
-
-
-def _play_value(rules: NineCardRules, a: int, b: int, o: int) -> Fraction:
-    """Expected net of playing (All 9 and Play, per unit of All 9) given the community."""
-    total = comb(49, HAND)
-    value = sum(2 * _main_sign(rules, max(a + x, b + y)) * _player_ways(a, b, o, x, y, z)
-                for x, y, z in _compositions(HAND))
-    return Fraction(value, total)
-
+# Strategies: the analysis's decisions as the kernel's table -------------------------------
 
 def optimal_strategy(rules: NineCardRules) -> Strategy:
-    """Play when playing loses less than folding (-1); exact ties play."""
+    """:func:`feltlab.analysis.nine.play_table` as the kernel's table."""
+    table = np.ascontiguousarray(analysis.play_table(rules), dtype=np.int8).ravel()
+    return Strategy("optimal", table, optimal=True)
+
+
+def plan_strategy(plan: NineStrategy, name: str) -> Strategy:
+    """A :class:`~feltlab.analysis.nine.NineStrategy` as the kernel's table.
+
+    >>> plan_strategy(NineStrategy(play_when=({"flush_cards": 2},)), "two").table.tolist()
+    [0, 0, 1, 1, 0, 0, 1, 0, 1, 1, 0, 0, 1, 0, 0, 0]
+    """
     table = np.zeros(16, dtype=np.int8)
-    for a, b, o in _compositions(COMMUNITY):
-        table[4 * max(a, b) + min(a, b)] = _play_value(rules, a, b, o) >= -1
-    return Strategy("optimal", table)
+    for a in range(COMMUNITY + 1):
+        for b in range(COMMUNITY + 1 - a):
+            table[4 * a + b] = plan.plays((a, b, COMMUNITY - a - b))
+    return Strategy(name, table, plan=plan)
 
 
 def simple_strategy(rules: NineCardRules) -> Strategy:
-    """Always play (a player who never folds)."""
-    return Strategy("simple", np.ones(16, dtype=np.int8))
+    """The analysis's strategy card (:func:`feltlab.analysis.nine.strategy_card`)."""
+    main = analysis.analyze(rules).wager("all9")
+    return plan_strategy(analysis.strategy_card(rules, main)[0], "simple")
 
 
-def exact_edges(rules: NineCardRules, strategy: Strategy) -> dict[str, Fraction]:
-    """Exact house edge of every wager under ``strategy`` (enumeration by suit counts)."""
-    bonus_tables = {"bonus9": pay_array(rules.bonus9_pays, 9),
-                    "player6": pay_array(rules.player6_pays, 6),
-                    "first3": pay_array(rules.first3_pays, 3)}
-    returned = dict.fromkeys(("all9", *bonus_tables), 0)
-    for a, b, o in _compositions(COMMUNITY):
-        community = _community_ways(a, b, o)
-        plays = bool(strategy.table[4 * max(a, b) + min(a, b)])
-        for x, y, z in _compositions(HAND):
-            ways = community * _player_ways(a, b, o, x, y, z)
-            nine = max(a + x, b + y)
-            main = 2 * _main_sign(rules, nine) if plays else -1
-            returned["all9"] += main * ways
-            counts = {"bonus9": nine, "player6": max(x, y), "first3": max(a, b)}
-            for name, pays in bonus_tables.items():
-                returned[name] += int(bonus_net(int(pays[counts[name]]), 1)) * ways
-    total = comb(52, COMMUNITY) * comb(49, HAND)
-    return {name: -Fraction(value, total) for name, value in returned.items()}
+def file_strategy(path: Path) -> Strategy:
+    """A strategy file in the format of :func:`feltlab.analysis.nine.parse_nine_strategy`."""
+    return plan_strategy(parse_nine_strategy(path.read_text("utf-8")), path.stem)
+
+
+def check_strategy(strategy: Strategy) -> None:
+    """Refuse a table of the wrong size or with an entry other than play (1) or fold (0)."""
+    table = strategy.table
+    if table.shape != (16,):
+        raise ValueError(f"a 9 Card Flush table needs 16 entries, got shape {table.shape}")
+    if table.min() < 0 or table.max() > 1:
+        raise ValueError("a 9 Card Flush table holds 0 (fold) or 1 (play) only")
+
+
+# Exact values, from the analysis ----------------------------------------------------------
+
+NEVER: Final = NineStrategy()
+ALWAYS: Final = NineStrategy(play_when=({},))
+
+
+def _main_edge(rules: NineCardRules, strategy: Strategy) -> Fraction | None:
+    if strategy.optimal:
+        return analysis.analyze(rules).wager("all9").house_edge
+    if isinstance(strategy.plan, NineStrategy):
+        return analysis.evaluate_strategy(rules, strategy.plan).house_edge
+    return None
+
+
+def exact_edges(rules: NineCardRules, strategy: Strategy,
+                mistake: Fraction) -> dict[str, Fraction]:
+    """The house edges the analysis gives exactly (uncapped, per unit of each wager).
+
+    The optional wagers do not depend on the decision. A mistake (probability
+    ``mistake``) plays a fold or folds a play: per community, the decision and its
+    opposite add up to playing plus folding, so the opposite strategy's edge is
+    ``always + never - strategy``, all three from ``evaluate_strategy``.
+    """
+    sheet = analysis.analyze(rules)
+    edges = {wager.name: wager.house_edge for wager in sheet.wagers if wager.name != "all9"}
+    main = _main_edge(rules, strategy)
+    if main is not None:
+        flipped = (analysis.evaluate_strategy(rules, ALWAYS).house_edge
+                   + analysis.evaluate_strategy(rules, NEVER).house_edge - main)
+        edges["all9"] = (1 - mistake) * main + mistake * flipped
+    return edges
+
+
+def capped_total(rules: NineCardRules, bets: dict[str, int]) -> Fraction:
+    """Exact ``total`` under the optimal strategy: per unit of all the initial wagers."""
+    return analysis.capped_returns(rules, bets)["total"]

@@ -9,6 +9,7 @@ result whatever the number of workers.
 from __future__ import annotations
 
 import time
+import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -16,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import numba as nb
-import numpy as np
+from pydantic import ValidationError
 
 from feltlab.rules import FlushRules, HoldemStudRules, NineCardRules, Rules
 from feltlab.settle import check_wagers
@@ -27,8 +28,6 @@ from feltlab.simulate.stats import WagerStats
 
 Progress = Callable[[int, int], None]
 """Called as ``progress(rounds_done, rounds_total)`` between batches of chunks."""
-
-STRATEGY_NAMES = ("optimal", "simple")
 
 
 @dataclass(frozen=True)
@@ -97,89 +96,111 @@ def _game_module(rules: Rules) -> Any:
 
 
 def load_strategy(rules: Rules, name: str) -> Strategy:
-    """``optimal``, ``simple``, or a ``.npz`` file of the strategy arrays (``table`` and
-    optionally ``table2``, ``table3``, ``keys``, ``values``; see :class:`Strategy`)."""
+    """``optimal``, ``simple`` (the analysis's strategy card) or a strategy file in the
+    analysis's TOML format for the game: :mod:`feltlab.analysis.flush_strategy` (High Card
+    Flush family), :mod:`feltlab.analysis.holdem_strategy` (Hold'em Stud),
+    :class:`feltlab.analysis.nine.NineStrategy` (9 Card Flush).
+
+    A bad file raises ``ValueError`` with a one-line message naming what is wrong."""
     if name == "optimal":
         return optimal_strategy(rules)
     if name == "simple":
         return _game_module(rules).simple_strategy(rules)  # type: ignore[no-any-return]
     path = Path(name)
     if not path.is_file():
-        raise ValueError(f"--strategy: {name!r} is not optimal, simple or a .npz file")
-    with np.load(path) as data:
-        arrays = {key: data[key] for key in data.files}
-    if "table" not in arrays:
-        raise ValueError(f"--strategy: {name} has no 'table' array")
-    strategy = Strategy(path.stem, arrays["table"].astype(np.int8),
-                        **{k: arrays[k].astype(np.uint64 if k == "keys" else np.int8)
-                           for k in ("table2", "table3", "keys", "values") if k in arrays})
-    check_strategy(rules, strategy)
-    return strategy
+        raise ValueError(f"--strategy: {name!r} is not optimal, simple or a strategy file")
+    try:
+        if isinstance(rules, FlushRules):
+            return flush.file_strategy(rules, path)
+        if isinstance(rules, NineCardRules):
+            return nine.file_strategy(path)
+        assert isinstance(rules, HoldemStudRules)
+        return holdem.file_strategy(rules, path)
+    except (ValueError, OSError, UnicodeDecodeError) as error:
+        raise ValueError(f"--strategy {path.name}: {one_line(error)}") from None
+
+
+def one_line(error: BaseException) -> str:
+    """An error as one line; a pydantic validation error as ``field: problem`` pairs.
+
+    >>> one_line(ValueError("bad   value"))
+    'bad value'
+    """
+    cause = error.__cause__
+    if isinstance(cause, ValidationError):
+        return "; ".join(f"field {'.'.join(str(part) for part in item['loc']) or 'file'}: "
+                         f"{item['msg']}" for item in cause.errors())
+    if isinstance(cause, tomllib.TOMLDecodeError):
+        return f"not valid TOML: {cause}"
+    return " ".join(str(error).split())
 
 
 def check_strategy(rules: Rules, strategy: Strategy) -> None:
     """Refuse arrays of the wrong size or with a decision the rules do not allow (the
     kernels read them without bounds checks)."""
-    if isinstance(rules, FlushRules):
-        flush.check_strategy(rules, strategy)
-        return
-    if isinstance(rules, NineCardRules):
-        shapes, most = {"table": (16,)}, 1
-    else:
-        assert isinstance(rules, HoldemStudRules)
-        most = rules.max_street_multiple
-        stride = 3 * most + 1
-        shapes = {"table": (holdem.PAIRS,), "table2": (holdem.PAIRS * 52 * stride,),
-                  "table3": (holdem.PAIRS * holdem.PAIRS * stride,)}
-    for name, shape in shapes.items():
-        array = getattr(strategy, name)
-        if array.shape != shape:
-            raise ValueError(f"--strategy: {name} needs shape {shape}, got {array.shape}")
-        if array.min() < 0 or array.max() > most:
-            raise ValueError(f"--strategy: {name} has a decision outside 0-{most}")
+    try:
+        if isinstance(rules, FlushRules):
+            flush.check_strategy(rules, strategy)
+        elif isinstance(rules, NineCardRules):
+            nine.check_strategy(strategy)
+        else:
+            assert isinstance(rules, HoldemStudRules)
+            holdem.check_strategy(rules, strategy)
+    except ValueError as error:
+        raise ValueError(f"--strategy: {error}") from None
 
 
 _OPTIMAL: dict[str, Strategy] = {}
 
 
 def optimal_strategy(rules: Rules) -> Strategy:
-    """The optimal strategy's arrays (computed once per rule set and process)."""
+    """The analysis's optimal strategy as arrays (converted once per rule set and process)."""
     key = rules.model_dump_json()
     if key not in _OPTIMAL:
-        _OPTIMAL[key] = _compute_optimal(rules)
+        _OPTIMAL[key] = _game_module(rules).optimal_strategy(rules)
     return _OPTIMAL[key]
 
 
-def _compute_optimal(rules: Rules) -> Strategy:
-    if isinstance(rules, FlushRules):
-        return flush.optimal_strategy(rules)
-    if isinstance(rules, NineCardRules):
-        return nine.optimal_strategy(rules)
-    return holdem.optimal_strategy(rules)
+def exact_edges(rules: Rules, strategy: Strategy, mistake_threshold: int,
+                stakes: Mapping[str, int]) -> dict[str, Fraction]:
+    """Every exact house edge the analysis gives for this rule set, strategy, mistake rate
+    and these bets, ``total`` included (see :data:`TOTAL_UNIT`).
 
-
-def exact_edges(rules: Rules, strategy: Strategy, mistake_threshold: int
-                ) -> dict[str, Fraction]:
-    """The exact house edges known for this rule set and strategy (unit bets, no cap)."""
-    if isinstance(rules, NineCardRules):
-        if mistake_threshold == 0:
-            return nine.exact_edges(rules, strategy)
-        p = Fraction(mistake_threshold, 1 << 32)
-        flipped = Strategy("flipped", (1 - strategy.table).astype(np.int8))
-        right, wrong = nine.exact_edges(rules, strategy), nine.exact_edges(rules, flipped)
-        return {name: (1 - p) * right[name] + p * wrong[name] for name in right}
-    if isinstance(rules, FlushRules):
-        edges = flush.exact_bonus_edges(rules)
-        if mistake_threshold == 0:
-            edges.update(flush.exact_strategy_edges(rules, strategy))
-        return edges
-    assert isinstance(rules, HoldemStudRules)
-    edges = {"bonus3": holdem.bonus3_edge(rules)}
-    if mistake_threshold == 0 and strategy.name == "optimal":
-        edges["ante"] = holdem.solve(rules).ante_edge
-    elif mistake_threshold == 0 and strategy.name == "simple":
-        edges["ante"] = holdem.simple_ante_edge(rules)
+    ``total`` is exact for the optimal strategy without mistakes (the analysis's capped
+    returns), and otherwise only when every wager is exact and no cap applies (then it is
+    the stake-weighted mean of the wagers' edges).
+    """
+    mistake = Fraction(mistake_threshold, 1 << 32)
+    module = _game_module(rules)
+    edges: dict[str, Fraction] = {name: edge for name, edge in
+                                  module.exact_edges(rules, strategy, mistake).items()
+                                  if name in stakes}
+    if strategy.optimal and mistake == 0:
+        edges["total"] = module.capped_total(rules, dict(stakes))
+    elif set(edges) == set(stakes) and rules.max_aggregate_payout is None:
+        edges["total"] = sum((stake * edges[name] for name, stake in stakes.items()),
+                             Fraction(0)) / sum(stakes.values())
     return edges
+
+
+TOTAL_UNIT = "per unit of all the initial wagers"
+"""The unit of ``total``: a seat's capped hand result summed over its wagers, divided by
+the sum of its wagers placed before any decision (Ante or All 9 and the bonuses; raises, Play and
+street bets are not in the divisor)."""
+
+
+def wager_unit(name: str, stakes: Mapping[str, int]) -> str:
+    """What a wager's house edge is per.
+
+    >>> wager_unit("total", {"ante": 2, "flush": 1})
+    'per unit of all the initial wagers (ante + flush = 3)'
+    >>> wager_unit("ante", {"ante": 2})
+    'per unit of ante'
+    """
+    if name != "total":
+        return f"per unit of {name}"
+    placed = " + ".join(stakes)
+    return f"{TOTAL_UNIT} ({placed} = {sum(stakes.values())})"
 
 
 def prepare(rules: Rules, *, seats: int = 1, bets: Mapping[str, int] | None = None,
@@ -190,16 +211,17 @@ def prepare(rules: Rules, *, seats: int = 1, bets: Mapping[str, int] | None = No
         raise ValueError(f"--seats: {rules.id} seats 1 to {rules.seats}, not {seats}")
     stakes = check_wagers(rules, dict(default_bets(rules) if bets is None else bets))
     chosen = strategy if isinstance(strategy, Strategy) else load_strategy(rules, strategy)
+    check_strategy(rules, chosen)
     threshold = probability_threshold(mistakes)
     module = _game_module(rules)
     game = {flush: kernel.FLUSH, nine: kernel.NINE, holdem: kernel.HOLDEM}[module]
     params = module.params(rules, stakes, threshold)
     names: tuple[str, ...] = module.WAGERS
-    units = tuple(1 if name == "total" else stakes.get(name, 0) for name in names)
-    exact = exact_edges(rules, chosen, threshold) if with_exact else {}
+    units = tuple(sum(stakes.values()) if name == "total" else stakes.get(name, 0)
+                  for name in names)
+    exact = exact_edges(rules, chosen, threshold, stakes) if with_exact else {}
     return Setup(rules, game, seats, stakes, chosen, params, names, units,
-                 module.COUNTER_NAMES, mistakes,
-                 {name: edge for name, edge in exact.items() if name in stakes})
+                 module.COUNTER_NAMES, mistakes, exact)
 
 
 @dataclass
@@ -232,7 +254,9 @@ class SimulationResult:
             "seconds": self.seconds,
             "rounds_per_second": self.rounds / self.seconds if self.seconds else None,
             "interrupted": self.interrupted,
-            "wagers": [wager.to_json() for wager in self.wagers],
+            "wagers": [{**wager.to_json(), "unit": wager_unit(wager.name, setup.bets)}
+                       for wager in self.wagers],
+            "total_unit": TOTAL_UNIT,
             "counters": self.counters,
         }
 

@@ -1,3 +1,48 @@
 """feltlab: the reference rules engine, exact math and tools for flush-family table games."""
 
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+from pathlib import Path
+
 __version__ = "0.1.0"
+
+
+def numba_cache_dir(package: Path, base: Path) -> Path:
+    """Where compiled kernels are cached: a folder named by a hash of every source file of
+    the package.
+
+    Numba checks only the source file of a cached function, not the kernels it calls, so a
+    kernel edited in one module could otherwise leave a stale compiled caller in another.
+    Keying the whole cache on all the sources makes any edit start a fresh cache.
+    """
+    digest = hashlib.sha256()
+    for path in sorted(package.rglob("*.py")):
+        digest.update(path.relative_to(package).as_posix().encode())
+        digest.update(path.read_bytes())
+    return base / digest.hexdigest()[:16]
+
+
+def _writable(folder: Path) -> bool:
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return False
+    return os.access(folder, os.W_OK)
+
+
+def _choose_numba_cache() -> None:
+    if "NUMBA_CACHE_DIR" in os.environ:  # the user's choice stands
+        return
+    home_cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    for base in (home_cache / "feltlab" / "numba",
+                 Path(tempfile.gettempdir()) / "feltlab-numba"):
+        folder = numba_cache_dir(Path(__file__).parent, base)
+        if _writable(folder):
+            os.environ["NUMBA_CACHE_DIR"] = str(folder)
+            return
+
+
+_choose_numba_cache()

@@ -1,0 +1,27 @@
+"""Package set-up: where compiled kernels are cached."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import feltlab
+from feltlab import numba_cache_dir
+
+
+def test_any_source_edit_moves_the_numba_cache(tmp_path: Path) -> None:
+    package = tmp_path / "feltlab"
+    shutil.copytree(Path(feltlab.__file__).parent, package,
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    before = numba_cache_dir(package, tmp_path / "cache")
+    assert before == numba_cache_dir(package, tmp_path / "cache")
+    kernel = package / "simulate" / "flush.py"
+    kernel.write_text(kernel.read_text("utf-8") + "\n# edited\n", "utf-8")
+    after = numba_cache_dir(package, tmp_path / "cache")
+    assert after != before and after.parent == before.parent
+
+
+def test_the_cache_folder_is_chosen_on_import() -> None:
+    folder = Path(os.environ["NUMBA_CACHE_DIR"])
+    assert folder.is_dir()

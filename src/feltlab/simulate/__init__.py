@@ -5,3 +5,8 @@
 :mod:`~feltlab.simulate.cluster` the same on Ray, and
 :mod:`~feltlab.simulate.commands` adds the ``simulate`` and ``session`` commands.
 """
+
+DEFAULT_HANDS_PER_HOUR = 60
+"""Hands a seat plays an hour unless told otherwise."""
+TOTAL_UNIT = "per unit of all the initial wagers"
+"""The unit of the ``total`` line: every wager a seat places before any decision."""

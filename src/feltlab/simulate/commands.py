@@ -6,7 +6,7 @@ import json
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich import box
@@ -16,20 +16,11 @@ from rich.table import Table
 
 from feltlab.rules import RulesError, load_rules
 from feltlab.settle import WagerError
-from feltlab.simulate.runner import (
-    TOTAL_UNIT,
-    SimulationResult,
-    parse_bets,
-    prepare,
-    simulate,
-)
-from feltlab.simulate.session import (
-    DEFAULT_HANDS_PER_HOUR,
-    SessionResult,
-    html_report,
-    run_sessions,
-    save_plot,
-)
+from feltlab.simulate import DEFAULT_HANDS_PER_HOUR, TOTAL_UNIT
+
+if TYPE_CHECKING:  # the simulator loads Numba: import it only when a command runs
+    from feltlab.simulate.runner import SimulationResult
+    from feltlab.simulate.session import SessionResult
 
 PROGRESS_FROM = 5_000_000
 """Runs of at least this many rounds show a progress bar."""
@@ -101,6 +92,8 @@ def simulate_command(
 ) -> None:
     """Deal whole rounds at a table and estimate each wager's house edge."""
     try:
+        from feltlab.simulate.runner import parse_bets, prepare, simulate
+
         setup = prepare(load_rules(rules), seats=seats,
                         bets=None if bets is None else parse_bets(bets), strategy=strategy,
                         mistakes=mistakes)
@@ -155,6 +148,9 @@ def session_command(
 ) -> None:
     """Sessions from a bankroll: results, ruin, doubling, drawdowns, win per hour."""
     try:
+        from feltlab.simulate.runner import parse_bets, prepare
+        from feltlab.simulate.session import html_report, run_sessions, save_plot
+
         setup = prepare(load_rules(rules), bets=None if bets is None else parse_bets(bets),
                         strategy=strategy, mistakes=mistakes)
         with _progress(sessions, "sessions", hands * sessions >= PROGRESS_FROM) as progress:

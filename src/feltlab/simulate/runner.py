@@ -21,7 +21,7 @@ from pydantic import ValidationError
 
 from feltlab.rules import FlushRules, HoldemStudRules, NineCardRules, Rules
 from feltlab.settle import check_wagers
-from feltlab.simulate import flush, holdem, kernel, nine
+from feltlab.simulate import TOTAL_UNIT, flush, holdem, kernel, nine
 from feltlab.simulate.common import I64, STATS, Strategy
 from feltlab.simulate.rng import probability_threshold
 from feltlab.simulate.stats import WagerStats
@@ -183,10 +183,6 @@ def exact_edges(rules: Rules, strategy: Strategy, mistake_threshold: int,
     return edges
 
 
-TOTAL_UNIT = "per unit of all the initial wagers"
-"""The unit of ``total``: a seat's capped hand result summed over its wagers, divided by
-the sum of its wagers placed before any decision (Ante or All 9 and the bonuses; raises, Play and
-street bets are not in the divisor)."""
 
 
 def wager_unit(name: str, stakes: Mapping[str, int]) -> str:

@@ -20,13 +20,12 @@ import numba as nb
 import numpy as np
 import numpy.typing as npt
 
-from feltlab.simulate import kernel
+from feltlab.simulate import DEFAULT_HANDS_PER_HOUR, kernel
 from feltlab.simulate.rng import SESSION_STREAMS
 from feltlab.simulate.runner import Setup, available_threads
 
 PERCENTILES = (1, 5, 10, 25, 50, 75, 90, 95, 99)
 FAN = (5, 25, 50, 75, 95)
-DEFAULT_HANDS_PER_HOUR = 60
 BATCH = 256
 
 

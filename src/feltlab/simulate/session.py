@@ -157,9 +157,16 @@ def _figure(result: SessionResult) -> Any:
     import matplotlib.pyplot as plt
 
     figure, (left, right) = plt.subplots(1, 2, figsize=(11, 4))
-    left.hist(result.results, bins=60, color="#1565c0")
+    # A rare jackpot would squeeze every other session into one bar: show the middle 99%
+    # and say how many sessions lie beyond it.
+    low, high = np.percentile(result.results, [0.5, 99.5])
+    outside = int(np.count_nonzero((result.results < low) | (result.results > high)))
+    left.hist(result.results, bins=60, range=(low, high), color="#1565c0")
     left.axvline(0, color="#c62828", linewidth=1)
     left.set_title(f"Session results ({result.sessions} sessions of {result.hands} hands)")
+    if outside:
+        left.annotate(f"{outside} sessions outside the range shown", (0.98, 0.95),
+                      xycoords="axes fraction", ha="right", va="top", fontsize=8)
     left.set_xlabel("win / loss (units)")
     left.set_ylabel("sessions")
     hands_axis = np.arange(result.trajectory.shape[1]) * result.step

@@ -314,6 +314,7 @@ def simulate(setup: Setup, rounds: int, seed: int = 0, workers: int | None = Non
     counters = [0] * len(setup.counter_names)
     done_rounds = 0
     interrupted = False
+    run_chunks(setup, seed, 0, 1, 1)  # compile (or load) the kernels outside the timing
     start = time.perf_counter()
     try:
         for first in range(0, chunks, batch):

@@ -15,6 +15,7 @@ from typer.exceptions import Abort
 
 from feltlab.rules import RulesError, builtin_ids, load_rules
 from feltlab.rulescard import rules_card
+from feltlab.settle import parse_wagers
 
 
 class OneLineErrors(TyperGroup):
@@ -77,26 +78,6 @@ def rules_command(
         fail(str(error))
 
 
-def _parse_wagers(text: str) -> dict[str, Any]:
-    """``ante=5,flush=5`` (or a JSON object) as a wagers object."""
-    if text.strip().startswith("{"):
-        value = json.loads(text)
-        if not isinstance(value, dict):
-            raise ValueError("--wagers must be a JSON object or name=amount pairs")
-        return value
-    wagers: dict[str, Any] = {}
-    for pair in filter(None, (part.strip() for part in text.split(","))):
-        name, sep, amount = pair.partition("=")
-        if not sep:
-            raise ValueError(f"--wagers: {pair!r} is not name=amount")
-        try:
-            wagers[name.strip()] = int(amount)
-        except ValueError:
-            raise ValueError(f"--wagers: amount {amount!r} of {name.strip()} is not a "
-                             "whole number") from None
-    return wagers
-
-
 def _parse_streets(text: str) -> list[int]:
     try:
         return [int(part) for part in text.split(",") if part.strip()]
@@ -127,7 +108,7 @@ def payout_command(
 
     try:
         if rules is not None:
-            document: Any = {"rules": rules, "wagers": _parse_wagers(wagers or "")}
+            document: Any = {"rules": rules, "wagers": parse_wagers(wagers or "")}
             options = {"player": player, "dealer": dealer, "raise": raise_, "colour": colour,
                        "community": community, "play": play,
                        "streets": None if streets is None else _parse_streets(streets)}

@@ -16,6 +16,8 @@ all come here.
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -80,6 +82,36 @@ def capped_shares(results: Mapping[str, int], cap: int | None) -> dict[str, Frac
     kept = total - sum(value for value in results.values() if value < 0)
     return {name: Fraction(value * kept, won) if value > 0 else Fraction(value)
             for name, value in results.items()}
+
+
+def parse_wagers(text: str, option: str = "--wagers") -> dict[str, int]:
+    """Wagers typed as ``ante=10,flush=5`` (or a JSON object) as whole amounts by name;
+    ``option`` names the command-line option in errors.
+
+    >>> parse_wagers("ante=10, flush=0")
+    {'ante': 10, 'flush': 0}
+    >>> parse_wagers("ante=ten", "--bets")
+    Traceback (most recent call last):
+    ...
+    feltlab.settle.WagerError: --bets: 'ante=ten' is not name=amount with a whole number
+    """
+    if text.strip().startswith("{"):
+        try:
+            value = json.loads(text)
+        except json.JSONDecodeError as error:
+            raise WagerError(f"{option}: not valid JSON: {error}") from error
+        if not isinstance(value, dict):
+            raise WagerError(f"{option} must be a JSON object or name=amount pairs")
+        return value
+    wagers: dict[str, int] = {}
+    for pair in filter(None, (part.strip() for part in text.split(","))):
+        name, sep, amount = pair.partition("=")
+        if not sep or not re.fullmatch(r"\s*-?\d+\s*", amount):
+            raise WagerError(f"{option}: {pair!r} is not name=amount with a whole number")
+        wagers[name.strip()] = int(amount)
+    if not wagers:
+        raise WagerError(f"{option}: no wagers given; write them as ante=10,flush=5")
+    return wagers
 
 
 def check_wagers(rules: Rules, wagers: Mapping[str, object]) -> dict[str, int]:

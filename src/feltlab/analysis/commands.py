@@ -29,7 +29,7 @@ from feltlab.analysis.report_text import (
 )
 from feltlab.cards import Card, ensure_count, ensure_distinct, format_cards, parse_cards
 from feltlab.rules import FlushRules, HoldemStudRules, NineCardRules, Rules, RulesError, load_rules
-from feltlab.settle import check_colour, check_wagers
+from feltlab.settle import check_colour, check_wagers, parse_wagers
 
 GAME_MODULES = {FlushRules: "flush", HoldemStudRules: "holdem", NineCardRules: "nine"}
 """The analysis module of each game, under ``feltlab.analysis``."""
@@ -82,26 +82,6 @@ def run_analysis(rules: Rules, show_progress: bool = True) -> ParSheet:
         fail(f"the exact analysis of {rules.id} is not available: {error}")
 
 
-def parse_bets(text: str) -> dict[str, int]:
-    """``ante=10,flush=10`` as a dict of whole amounts.
-
-    >>> parse_bets("ante=10, flush=5")
-    {'ante': 10, 'flush': 5}
-    """
-    bets: dict[str, int] = {}
-    for pair in filter(None, (part.strip() for part in text.split(","))):
-        name, sep, amount = pair.partition("=")
-        try:
-            if not sep:
-                raise ValueError
-            bets[name.strip()] = int(amount)
-        except ValueError:
-            raise ValueError(f"--bets: {pair!r} is not name=amount with a whole amount") from None
-    if not bets:
-        raise ValueError("--bets: no bets given; write them as ante=10,flush=10")
-    return bets
-
-
 def capped_returns(rules: Rules, bets: Mapping[str, int]) -> dict[str, Fraction]:
     """The game module's house edges at ``bets`` under the aggregate payout cap."""
     function = getattr(game_module(rules), "capped_returns", None)
@@ -137,7 +117,7 @@ def analyze_command(
     stakes: dict[str, int] | None = None
     if bets is not None:
         try:
-            stakes = check_wagers(loaded, parse_bets(bets))
+            stakes = check_wagers(loaded, parse_wagers(bets, "--bets"))
         except ValueError as error:
             fail(str(error))
     played = None

@@ -15,7 +15,7 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
 from feltlab.rules import RulesError, load_rules
-from feltlab.settle import WagerError
+from feltlab.settle import WagerError, parse_wagers
 from feltlab.simulate import DEFAULT_HANDS_PER_HOUR, TOTAL_UNIT
 
 if TYPE_CHECKING:  # the simulator loads Numba: import it only when a command runs
@@ -92,10 +92,10 @@ def simulate_command(
 ) -> None:
     """Deal whole rounds at a table and estimate each wager's house edge."""
     try:
-        from feltlab.simulate.runner import parse_bets, prepare, simulate
+        from feltlab.simulate.runner import prepare, simulate
 
-        setup = prepare(load_rules(rules), seats=seats,
-                        bets=None if bets is None else parse_bets(bets), strategy=strategy,
+        stakes = None if bets is None else parse_wagers(bets, "--bets")
+        setup = prepare(load_rules(rules), seats=seats, bets=stakes, strategy=strategy,
                         mistakes=mistakes)
         with _progress(hands, "simulating", hands >= PROGRESS_FROM) as progress:
             result = simulate(setup, hands, seed, workers, progress, cluster)
@@ -148,11 +148,11 @@ def session_command(
 ) -> None:
     """Sessions from a bankroll: results, ruin, doubling, drawdowns, win per hour."""
     try:
-        from feltlab.simulate.runner import parse_bets, prepare
+        from feltlab.simulate.runner import prepare
         from feltlab.simulate.session import html_report, run_sessions, save_plot
 
-        setup = prepare(load_rules(rules), bets=None if bets is None else parse_bets(bets),
-                        strategy=strategy, mistakes=mistakes)
+        stakes = None if bets is None else parse_wagers(bets, "--bets")
+        setup = prepare(load_rules(rules), bets=stakes, strategy=strategy, mistakes=mistakes)
         with _progress(sessions, "sessions", hands * sessions >= PROGRESS_FROM) as progress:
             result = run_sessions(setup, bankroll, hands, sessions, seed, hands_per_hour,
                                   workers=workers, progress=progress)

@@ -72,21 +72,6 @@ def default_bets(rules: Rules) -> dict[str, int]:
     return {name: limit.min for name, limit in rules.limits.items()}
 
 
-def parse_bets(text: str) -> dict[str, int]:
-    """``ante=1,flush=1`` as a dict (0 leaves a wager out).
-
-    >>> parse_bets("ante=5, flush=0")
-    {'ante': 5, 'flush': 0}
-    """
-    bets: dict[str, int] = {}
-    for pair in filter(None, (part.strip() for part in text.split(","))):
-        name, sep, amount = pair.partition("=")
-        if not sep or not amount.strip().lstrip("-").isdigit():
-            raise ValueError(f"--bets: {pair!r} is not name=whole amount")
-        bets[name.strip()] = int(amount)
-    return bets
-
-
 def _game_module(rules: Rules) -> Any:
     if isinstance(rules, FlushRules):
         return flush

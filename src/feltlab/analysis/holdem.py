@@ -38,6 +38,7 @@ from feltlab.analysis.holdem_solver import (
     colex_index,
     five_card_classes,
     play_out,
+    set_colex_index,
     solve,
 )
 from feltlab.analysis.holdem_strategy import (
@@ -291,23 +292,6 @@ def advise(rules: HoldemStudRules, player: Sequence[Card], community: Sequence[C
 # Capped returns -----------------------------------------------------------------------
 
 @nb.njit(cache=True)
-def _set_rank(cards: I64, start: int, stop: int, buffer: I64, binom: I64) -> int:
-    """Colex rank of ``cards[start:stop]`` as a set (insertion sort, no allocation)."""
-    size = stop - start
-    for position in range(size):
-        card = cards[start + position]
-        slot = position
-        while slot > 0 and buffer[slot - 1] > card:
-            buffer[slot] = buffer[slot - 1]
-            slot -= 1
-        buffer[slot] = card
-    index = 0
-    for position in range(size):
-        index += binom[buffer[position], position + 1]
-    return index
-
-
-@nb.njit(cache=True)
 def _joint_counts(starts: npt.NDArray[np.uint8], weights: I64, choices0: I8, choices1: I8,
                   choices2: I8, streets: int, top: int, five: I8, three: I8,
                   binom: I64) -> I64:
@@ -330,7 +314,7 @@ def _joint_counts(starts: npt.NDArray[np.uint8], weights: I64, choices0: I8, cho
                     at_risk = 1
                     folded = False
                     for level in range(streets):
-                        row = _set_rank(hand, 0, 2 + level, buffer, binom)
+                        row = set_colex_index(hand, 0, 2 + level, buffer, binom)
                         column = at_risk - 1 - level
                         table = choices0 if level == 0 else (choices1 if level == 1
                                                              else choices2)
@@ -339,8 +323,8 @@ def _joint_counts(starts: npt.NDArray[np.uint8], weights: I64, choices0: I8, cho
                             folded = True
                             break
                         at_risk += bet
-                    bonus = three[_set_rank(hand, 2, 5, buffer, binom)]
-                    final = 12 if folded else five[_set_rank(hand, 0, 5, buffer, binom)]
+                    bonus = three[set_colex_index(hand, 2, 5, buffer, binom)]
+                    final = 12 if folded else five[set_colex_index(hand, 0, 5, buffer, binom)]
                     counts[at_risk, final, bonus] += weights[start]
     return counts
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import cache
+from typing import Any
 
 import numba as nb
 import numpy as np
@@ -48,6 +49,31 @@ def colex_index(cards: I64, binom: I64) -> int:
     index = 0
     for position in range(cards.shape[0]):
         index += binom[cards[position], position + 1]
+    return index
+
+
+@nb.njit(cache=True)
+def set_colex_index(cards: npt.NDArray[np.integer[Any]], start: int, stop: int, buffer: I64,
+                    binom: I64) -> int:
+    """:func:`colex_index` of ``cards[start:stop]`` in any order, sorted into ``buffer``
+    (insertion sort: no allocation in a hot loop).
+
+    >>> binom = binomials()
+    >>> buffer = np.empty(5, dtype=np.int64)
+    >>> int(set_colex_index(np.array([9, 51, 50, 49, 48]), 1, 5, buffer, binom)) == 270725 - 1
+    True
+    """
+    size = stop - start
+    for position in range(size):
+        card = cards[start + position]
+        slot = position
+        while slot > 0 and buffer[slot - 1] > card:
+            buffer[slot] = buffer[slot - 1]
+            slot -= 1
+        buffer[slot] = card
+    index = 0
+    for position in range(size):
+        index += binom[buffer[position], position + 1]
     return index
 
 

@@ -21,7 +21,7 @@ import numba as nb
 import numpy as np
 
 from feltlab.analysis import holdem as analysis
-from feltlab.analysis.holdem_solver import binomials
+from feltlab.analysis.holdem_solver import binomials, set_colex_index
 from feltlab.analysis.holdem_strategy import StudStrategy, parse_strategy, strategy_choices
 from feltlab.evaluators import PokerHand, ThreeCardHand
 from feltlab.kernels import poker_class_of_row, three_card_class_of_row
@@ -87,18 +87,7 @@ def colex_rank(known: Deck, size: int) -> int:
     >>> colex_rank(np.array([51, 50, 49, 48], dtype=np.uint8), 4) == 270725 - 1
     True
     """
-    ordered = np.empty(4, dtype=np.int64)
-    for i in range(size):
-        card = int(known[i])
-        j = i
-        while j > 0 and ordered[j - 1] > card:
-            ordered[j] = ordered[j - 1]
-            j -= 1
-        ordered[j] = card
-    rank = 0
-    for i in range(size):
-        rank += BINOM[ordered[i], i + 1]
-    return rank
+    return set_colex_index(known, 0, size, np.empty(4, dtype=np.int64), BINOM)
 
 
 @nb.njit(cache=True, inline="always")

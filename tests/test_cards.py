@@ -111,3 +111,29 @@ def test_decks() -> None:
 
 def test_sort_by_suit() -> None:
     assert format_cards(sort_by_suit(parse_cards("2c Ah 3s Kh As"))) == "As 3s Ah Kh 2c"
+
+
+def test_fisher_yates_gives_every_order_exactly_once() -> None:
+    """Over every sequence of uniform draws, each of the 5! orders comes out once: the
+    shuffle itself adds no bias."""
+    from itertools import product
+
+    from feltlab.cards import fisher_yates
+
+    items = "abcde"
+    orders = []
+    for draws in product(*(range(n) for n in range(len(items), 1, -1))):
+        answers = iter(draws)
+        orders.append("".join(fisher_yates(items, lambda n, answers=answers: next(answers))))
+    assert len(orders) == 120 and len(set(orders)) == 120
+
+
+def test_secure_shuffle_positions_look_uniform() -> None:
+    counts = np.zeros((4, 52), dtype=np.int64)
+    for _ in range(5200):
+        deck = secure_shuffle()
+        for row, card in enumerate(deck[:4]):
+            counts[row, card.index] += 1
+    expected = 100
+    chi2 = ((counts - expected) ** 2 / expected).sum(axis=1)
+    assert (chi2 < 110).all(), chi2  # 51 degrees of freedom: p < 1e-5 above 110

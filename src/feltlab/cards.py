@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import re
 import secrets
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -30,6 +30,7 @@ BLACK_SUITS: Final = (0, 3)
 COLOUR_SUITS: Final = {"red": RED_SUITS, "black": BLACK_SUITS}
 DECK_SIZE: Final = 52
 
+T = TypeVar("T")
 _CARD_TOKEN = re.compile(r"(10|[2-9tjqka])([shdc])", re.IGNORECASE)
 
 
@@ -162,13 +163,23 @@ def full_deck() -> tuple[Card, ...]:
     return tuple(Card(index) for index in range(DECK_SIZE))
 
 
+def fisher_yates(items: Sequence[T], randbelow: Callable[[int], int]) -> list[T]:
+    """The items in a random order: Fisher-Yates, which gives every order the same chance
+    when ``randbelow(n)`` is uniform on ``0 .. n-1``.
+
+    >>> fisher_yates("abc", lambda n: 0)
+    ['b', 'c', 'a']
+    """
+    order = list(items)
+    for top in range(len(order) - 1, 0, -1):
+        pick = randbelow(top + 1)
+        order[top], order[pick] = order[pick], order[top]
+    return order
+
+
 def secure_shuffle() -> tuple[Card, ...]:
     """A deck shuffled for play: Fisher-Yates driven by the OS's cryptographic generator."""
-    order = list(range(DECK_SIZE))
-    for top in range(DECK_SIZE - 1, 0, -1):
-        pick = secrets.randbelow(top + 1)
-        order[top], order[pick] = order[pick], order[top]
-    return tuple(Card(index) for index in order)
+    return tuple(fisher_yates(full_deck(), secrets.randbelow))
 
 
 def seeded_shuffle(generator: np.random.Generator) -> tuple[Card, ...]:

@@ -174,6 +174,16 @@ INVALID = [
     ("not TOML", "high-card-flush", "seats = 6", "seats = = 6", "not valid TOML"),
     ("negative cap", "high-card-flush-toledo", "max_aggregate_payout = 25000",
      "max_aggregate_payout = -5", "max_aggregate_payout"),
+    ("pay line no hand reaches", "high-card-flush", "7 = 300", "8 = 300",
+     "field flush_pays: a line for 8 cards, but the hand has only 7"),
+    ("raise entry for an impossible flush", "nh-flush-poker", "\n7 = 2\n", "\n7 = 2\n9 = 2\n",
+     "field raise_multiples: a 9-card flush cannot occur"),
+    ("empty pay table", "nine-card-flush", "[player6_pays]\n4 = 3\n3 = 2\n",
+     "[player6_pays]\n", "field player6_pays: the pay table has no lines"),
+    ("First 3 line above 3 cards", "nine-card-flush", "3 = 5\n", "4 = 5\n",
+     "field first3_pays: a line for 4 cards"),
+    ("push not below win", "nine-card-flush", "all9_push_at = 3", "all9_push_at = 4",
+     "field all9_push_at: 4 must be below all9_win_at"),
 ]
 
 

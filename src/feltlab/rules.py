@@ -47,6 +47,23 @@ PayTable = dict[int, Annotated[int, Field(ge=0)]]
 """Count -> pays N to 1; the highest line whose count the hand reaches pays."""
 
 
+def check_pay_table(name: str, table: PayTable, cards: int) -> None:
+    """Refuse a count-based pay table with no lines or with a line no hand can reach.
+
+    >>> check_pay_table("flush_pays", {8: 300, 4: 1}, 7)
+    Traceback (most recent call last):
+    ...
+    ValueError: flush_pays: a line for 8 cards, but the hand has only 7
+    """
+    if not table:
+        raise ValueError(f"{name}: the pay table has no lines")
+    for count in table:
+        if count < 1:
+            raise ValueError(f"{name}: a line for {count} cards; counts start at 1")
+        if count > cards:
+            raise ValueError(f"{name}: a line for {count} cards, but the hand has only {cards}")
+
+
 def pays_for(table: PayTable, count: int) -> int | None:
     """What a count-based pay table pays for ``count`` (``None``: the wager loses).
 
@@ -139,6 +156,12 @@ class FlushRules(BaseRules):
         missing = [length for length in range(2, 8) if length not in self.raise_multiples]
         if missing:
             raise ValueError(f"raise_multiples: no entry for a {missing[0]}-card flush")
+        extra = sorted(set(self.raise_multiples) - set(range(2, 8)))
+        if extra:
+            raise ValueError(f"raise_multiples: a {extra[0]}-card flush cannot occur in 7 cards "
+                             "(entries are for 2 to 7)")
+        check_pay_table("flush_pays", self.flush_pays, self.hand_size)
+        check_pay_table("straight_flush_pays", self.straight_flush_pays, self.hand_size)
         if self.seats * 7 + 7 > 52:
             raise ValueError(f"seats: {self.seats} seats and the dealer need more than 52 cards")
         for name in ("flush", "straight_flush"):
@@ -168,6 +191,12 @@ class NineCardRules(BaseRules):
     def _seats_fit(self) -> NineCardRules:
         if 3 + self.seats * 6 > 52:
             raise ValueError(f"seats: {self.seats} seats need more than 52 cards")
+        if self.all9_push_at is not None and self.all9_push_at >= self.all9_win_at:
+            raise ValueError(f"all9_push_at: {self.all9_push_at} must be below all9_win_at "
+                             f"({self.all9_win_at})")
+        check_pay_table("bonus9_pays", self.bonus9_pays, 9)
+        check_pay_table("player6_pays", self.player6_pays, 6)
+        check_pay_table("first3_pays", self.first3_pays, 3)
         return self
 
 
@@ -282,6 +311,9 @@ def describe_validation_error(error: ValidationError, skip: int = 0) -> str:
         location = [str(part) for part in item["loc"][skip:]]
         if location and location[0] in {"high-card-flush", "nine-card-flush", "holdem-stud"}:
             location = location[1:]  # the discriminator's tag
-        field = ".".join(location) or "file"
-        problems.append(f"field {field}: {item['msg']}")
+        message = item["msg"].removeprefix("Value error, ")
+        if location:
+            problems.append(f"field {'.'.join(location)}: {message}")
+        else:  # a check across fields: its message starts with the field's name
+            problems.append(f"field {message}")
     return "; ".join(problems)

@@ -111,6 +111,20 @@ def test_advice_at_the_start_adds_up_to_the_house_edge(nh: HoldemStudRules) -> N
     assert -total / 1326 == holdem.analyze_main_edge(nh)
 
 
+@pytest.mark.parametrize("most", [1, 2, 5])
+def test_other_street_bet_sizes_add_up_and_match_brute_force(nh: HoldemStudRules,
+                                                              most: int) -> None:
+    rules = HoldemStudRules.model_validate({**nh.model_dump(), "max_street_multiple": most})
+    total = Fraction(0)
+    for cards, weight in zip(*holdem._starting_classes(), strict=True):
+        player = [Card(int(card)) for card in cards]
+        advice = holdem.advise(rules, player, (), ())
+        assert len(advice.options) == most + 1
+        total += weight * max(option.ev for option in advice.options)
+    assert -total / 1326 == holdem.analyze(rules).wager("ante").house_edge
+    _assert_advice(rules, "Ah Kh", "Qh 2c", [most, 1])
+
+
 def test_always_bet_once_matches_five_card_frequencies(nh: HoldemStudRules) -> None:
     always = parse_strategy("street3 = [{bet = 1}]\nstreet4 = [{bet = 1}]\n"
                             "street5 = [{bet = 1}]\n")

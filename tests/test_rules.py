@@ -182,6 +182,8 @@ INVALID = [
      "[player6_pays]\n", "field player6_pays: the pay table has no lines"),
     ("First 3 line above 3 cards", "nine-card-flush", "3 = 5\n", "4 = 5\n",
      "field first3_pays: a line for 4 cards"),
+    ("streets are the game's shape", "nh-holdem-stud", "streets = 3", "streets = 2",
+     "field streets"),
     ("push not below win", "nine-card-flush", "all9_push_at = 3", "all9_push_at = 4",
      "field all9_push_at: 4 must be below all9_win_at"),
 ]

@@ -204,7 +204,8 @@ class HoldemStudRules(BaseRules):
     """Hold'em Stud: 2 cards, three streets to buy 3 community cards, a 5-card pay table."""
 
     game: Literal["holdem-stud"]
-    streets: int = Field(default=3, ge=1, le=3)
+    # Three community cards, a decision before each is turned: the game's shape, not a knob.
+    streets: Literal[3] = 3
     max_street_multiple: int = Field(ge=1, le=10)
     pays: dict[str, Annotated[int, Field(ge=0)] | Push]
     bonus3_pays: dict[str, Annotated[int, Field(ge=0)] | Push]

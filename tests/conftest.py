@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numba as nb
 import numpy as np
 import numpy.typing as npt
 import pytest
@@ -132,3 +133,24 @@ SEVEN_CARD_CHECKS: list[tuple[str, Reference, Kernel]] = [
     ("black flush cards", black_count, _black_kernel),
 ]
 CHECK_IDS = [check[0] for check in SEVEN_CARD_CHECKS]
+
+
+@nb.njit(cache=True)
+def seven_card_hands_from(first: int, out: npt.NDArray[np.uint8]) -> int:
+    """Fill ``out`` with every 7-card hand whose lowest card is ``first``; return the count."""
+    row = 0
+    for b in range(first + 1, 52):
+        for c in range(b + 1, 52):
+            for d in range(c + 1, 52):
+                for e in range(d + 1, 52):
+                    for f in range(e + 1, 52):
+                        for g in range(f + 1, 52):
+                            out[row, 0] = first
+                            out[row, 1] = b
+                            out[row, 2] = c
+                            out[row, 3] = d
+                            out[row, 4] = e
+                            out[row, 5] = f
+                            out[row, 6] = g
+                            row += 1
+    return row

@@ -16,6 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from conftest import seven_card_hands_from
 from feltlab import kernels
 from feltlab.analysis import flush
 from feltlab.analysis import flush_kernels as fk
@@ -473,28 +474,13 @@ def test_progress_is_reported() -> None:
 
 # --- slow: full enumerations ------------------------------------------------------------
 
-@nb.njit(cache=True)
-def _hands_from(first: int, out: npt.NDArray[np.uint8]) -> int:
-    row = 0
-    for b in range(first + 1, 52):
-        for c in range(b + 1, 52):
-            for d in range(c + 1, 52):
-                for e in range(d + 1, 52):
-                    for f in range(e + 1, 52):
-                        for g in range(f + 1, 52):
-                            out[row, 0], out[row, 1], out[row, 2] = first, b, c
-                            out[row, 3], out[row, 4], out[row, 5], out[row, 6] = d, e, f, g
-                            row += 1
-    return row
-
-
 @pytest.mark.slow
 def test_bonus_distributions_by_full_enumeration(sheets: dict[str, ParSheet]) -> None:
     lengths: dict[int, int] = {}
     runs: dict[int, int] = {}
     buffer = np.empty((math.comb(51, 6), 7), dtype=np.uint8)
     for first in range(46):
-        rows = _hands_from(first, buffer)
+        rows = seven_card_hands_from(first, buffer)
         hands = buffer[:rows]
         for n, count in zip(*np.unique(kernels.flush_values(hands) >> 13, return_counts=True),
                             strict=True):

@@ -10,7 +10,6 @@ from collections.abc import Sequence
 from itertools import combinations, product
 from math import comb
 
-import numba as nb
 import numpy as np
 import numpy.typing as npt
 import pytest
@@ -26,6 +25,7 @@ from conftest import (
     load_data,
     random_hands,
     reference,
+    seven_card_hands_from,
 )
 from feltlab import kernels
 from feltlab.cards import card_indices, full_deck, parse_cards
@@ -113,33 +113,12 @@ def test_every_5_card_hand_against_the_reference() -> None:
     assert_same(kernels.poker_hands(array), reference(poker_hand, hands), hands, "poker class")
 
 
-@nb.njit(cache=True)
-def _hands_from(first: int, out: npt.NDArray[np.uint8]) -> int:
-    """Fill ``out`` with every 7-card hand whose lowest card is ``first``; return the count."""
-    row = 0
-    for b in range(first + 1, 52):
-        for c in range(b + 1, 52):
-            for d in range(c + 1, 52):
-                for e in range(d + 1, 52):
-                    for f in range(e + 1, 52):
-                        for g in range(f + 1, 52):
-                            out[row, 0] = first
-                            out[row, 1] = b
-                            out[row, 2] = c
-                            out[row, 3] = d
-                            out[row, 4] = e
-                            out[row, 5] = f
-                            out[row, 6] = g
-                            row += 1
-    return row
-
-
 @pytest.mark.slow
 def test_every_7_card_hand_flush_lengths() -> None:
     buffer = np.empty((comb(51, 6), 7), dtype=np.uint8)
     counts = np.zeros(8, dtype=np.int64)
     for first in range(46):
-        rows = _hands_from(first, buffer)
+        rows = seven_card_hands_from(first, buffer)
         assert rows == comb(51 - first, 6)
         counts += np.bincount(kernels.flush_values(buffer[:rows]) >> 13, minlength=8)
     table = load_data("seven_card_longest_suit.json")

@@ -212,3 +212,23 @@ def test_unknown_id_and_unreadable_file(tmp_path: Path) -> None:
 def test_parse_rules_origin() -> None:
     with pytest.raises(RulesError, match="<rules>: field"):
         parse_rules('id = "x"\nname = "x"\ngame = "holdem-stud"\n')
+
+
+def test_fingerprint_is_of_content_not_layout(tmp_path: Path) -> None:
+    text = (RULESETS / "high-card-flush.toml").read_text("utf-8")
+    relaid = "# a comment\n" + text.replace("seats = 6\n", "") .replace(
+        "required_wagers", "seats = 6\nrequired_wagers")
+    copy, changed = tmp_path / "copy.toml", tmp_path / "changed.toml"
+    copy.write_text(relaid, "utf-8")
+    changed.write_text(text.replace("7 = 8000", "7 = 9000"), "utf-8")
+    builtin = load_rules("high-card-flush")
+    assert len(builtin.fingerprint) == 64 and not builtin.modified
+    assert load_rules(copy).fingerprint == builtin.fingerprint
+    assert not load_rules(copy).modified and load_rules(copy).label == "high-card-flush"
+    modified = load_rules(changed)
+    assert modified.fingerprint != builtin.fingerprint and modified.modified
+    assert modified.label.startswith("high-card-flush (modified, fingerprint ")
+    assert modified.identity() == {"rules": "high-card-flush",
+                                   "fingerprint": modified.fingerprint, "modified": True}
+    fingerprints = {load_rules(rules_id).fingerprint for rules_id in BUILTIN}
+    assert len(fingerprints) == len(BUILTIN)

@@ -11,8 +11,10 @@ simulator read these models and hold no rule of their own.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import tomllib
-from functools import cache
+from functools import cache, cached_property
 from importlib import resources
 from pathlib import Path
 from typing import Annotated, Literal
@@ -85,6 +87,29 @@ class BaseRules(BaseModel):
     limits: dict[str, Limit]
     required_wagers: tuple[str, ...]
     max_aggregate_payout: int | None = Field(default=None, ge=1)
+
+    @cached_property
+    def fingerprint(self) -> str:
+        """SHA-256 (hex) of the rule set's canonical content: every field, in a fixed
+        order, whatever the file's layout, comments or key order. Two rule sets settle
+        alike when their fingerprints are equal."""
+        return hashlib.sha256(canonical_content(self).encode("utf-8")).hexdigest()
+
+    @property
+    def modified(self) -> bool:
+        """True when the rule set reuses a built-in id with other content."""
+        return self.id in _builtin_ids() and builtin_fingerprint(self.id) != self.fingerprint
+
+    @property
+    def label(self) -> str:
+        """The id as shown to people: a modified built-in says so with its fingerprint."""
+        if self.modified:
+            return f"{self.id} (modified, fingerprint {self.fingerprint[:12]})"
+        return self.id
+
+    def identity(self) -> dict[str, str | bool]:
+        """The fields every JSON output carries to say which rule set produced it."""
+        return {"rules": self.id, "fingerprint": self.fingerprint, "modified": self.modified}
 
     @property
     def wager_names(self) -> tuple[str, ...]:
@@ -260,8 +285,31 @@ class _RulesFile(BaseModel):
 
 
 def builtin_ids() -> list[str]:
+    return list(_builtin_ids())
+
+
+@cache
+def _builtin_ids() -> tuple[str, ...]:
     folder = resources.files("feltlab") / "rulesets"
-    return sorted(item.name[:-5] for item in folder.iterdir() if item.name.endswith(".toml"))
+    return tuple(sorted(item.name[:-5] for item in folder.iterdir()
+                        if item.name.endswith(".toml")))
+
+
+FINGERPRINT_VERSION = "feltlab-rules-1"
+"""Prefix of the fingerprinted text: changes only if the canonical form itself changes."""
+
+
+def canonical_content(rules: BaseRules) -> str:
+    """The rule set as compact JSON with sorted keys, after a version line: the text
+    :attr:`BaseRules.fingerprint` hashes."""
+    body = json.dumps(rules.model_dump(mode="json"), sort_keys=True, separators=(",", ":"),
+                      ensure_ascii=False)
+    return f"{FINGERPRINT_VERSION}\n{body}"
+
+
+@cache
+def builtin_fingerprint(rules_id: str) -> str:
+    return _load_builtin(rules_id).fingerprint
 
 
 @cache
@@ -279,7 +327,7 @@ def load_rules(id_or_path: str | Path) -> Rules:
     feltlab.rules.RulesError: no rule set 'no-such-game': not a built-in id (...) and no such file
     """
     text = str(id_or_path)
-    if text in builtin_ids():
+    if text in _builtin_ids():
         return _load_builtin(text)
     path = Path(text)
     if path.is_file():

@@ -15,6 +15,7 @@ from feltlab.analysis.paytable import (
     SolverError,
     edge_with_table,
     line_key,
+    line_range,
     pay_table,
     scaled_table,
     solve,
@@ -157,8 +158,9 @@ def test_search_matches_brute_force(line: str, target: Fraction) -> None:
     solution = solve(rules, "ante", target, line=line, analyzer=toy_holdem_analyzer,
                      on_analysis=calls.append)
     original = pay_table(rules, "ante")
+    low, high = line_range(rules, "ante", line)
     edges = {pay: toy_holdem_analyzer(with_pay_table(rules, "ante", {**original, line: pay}))
-             .wager("ante").house_edge for pay in range(0, 300)}
+             .wager("ante").house_edge for pay in range(low, high + 1)}
     best = nearest_by_brute_force(edges, target)
     assert solution.method == "search"
     assert solution.table[line] == best and solution.house_edge == edges[best]

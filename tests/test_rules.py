@@ -232,3 +232,79 @@ def test_fingerprint_is_of_content_not_layout(tmp_path: Path) -> None:
                                    "fingerprint": modified.fingerprint, "modified": True}
     fingerprints = {load_rules(rules_id).fingerprint for rules_id in BUILTIN}
     assert len(fingerprints) == len(BUILTIN)
+
+
+HOSTILE = [
+    ("no required wagers", "high-card-flush", 'required_wagers = ["ante"]', "required_wagers = []",
+     "field required_wagers: must include the main wager 'ante'"),
+    ("required wager without limits", "high-card-flush", "ante = { min = 1, max = 1000 }\n", "",
+     "field required_wagers: 'ante' has no entry in limits"),
+    ("main wager not required", "nine-card-flush", 'required_wagers = ["all9"]',
+     'required_wagers = ["bonus9"]', "must include the main wager 'all9'"),
+    ("Hold'em pays with no lines", "nh-holdem-stud",
+     "[pays]\nroyal_flush = 125\nstraight_flush = 80\nfour_of_a_kind = 30\n"
+     "full_house = 8\nflush = 6\nstraight = 4\nthree_of_a_kind = 3\ntwo_pair = 2\n"
+     'high_pair = 1\nmid_pair = "push"\n', "[pays]\n", "field pays: the pay table has no lines"),
+    ("a royal flush that loses", "nh-holdem-stud", "royal_flush = 125\n", "",
+     "field pays: the pay table: royal_flush loses, less than straight_flush (80)"),
+    ("line 04 beside line 4", "high-card-flush", "4 = 1\n\n#", "04 = 2\n4 = 1\n\n#",
+     "field flush_pays: line '04' is not a plain whole number such as 4"),
+    ("pays as text", "high-card-flush", "7 = 300", '7 = "300"', "field flush_pays.7"),
+    ("seats as text", "high-card-flush", "seats = 6", 'seats = "6"', "field seats"),
+    ("a boolean as text", "nh-flush-poker", "equal_bonuses = true", 'equal_bonuses = "no"',
+     "field equal_bonuses"),
+    ("a cap of true", "high-card-flush-toledo", "max_aggregate_payout = 25000",
+     "max_aggregate_payout = true", "field max_aggregate_payout"),
+    ("a pay as a float", "nine-card-flush", "9 = 500", "9 = 500.0", "field bonus9_pays.9"),
+    ("pays of 1e8", "high-card-flush", "7 = 8000", "7 = 100000000",
+     "field straight_flush_pays.7: Input should be less than or equal to 100000"),
+    ("a cap of 1e19", "high-card-flush-toledo", "max_aggregate_payout = 25000",
+     "max_aggregate_payout = 10000000000000000000", "less than or equal to 1000000000000"),
+    ("a limit of 1e7", "high-card-flush", "ante = { min = 1, max = 1000 }",
+     "ante = { min = 1, max = 10000000 }", "field limits.ante.max"),
+    ("a push word in a count table", "nine-card-flush", "3 = 5", '3 = "push"',
+     "field first3_pays.3"),
+    ("a better flush paying less", "high-card-flush", "6 = 100", "6 = 5",
+     "field flush_pays: 6 pays 5, less than 5 (10)"),
+    ("Hold'em pays as text", "nh-holdem-stud", "flush = 6\nstraight", 'flush = "6"\nstraight',
+     """field pays.flush: '6' is neither a whole number of units to 1 nor "push\""""),
+    ("an integer of 5,000 digits", "high-card-flush", "seats = 6", "seats = " + "9" * 5000,
+     "not valid TOML"),
+    ("TOML nested 1,000 deep", "high-card-flush", "seats = 6",
+     "seats = " + "[" * 1000 + "]" * 1000, "not valid TOML"),
+    ("a required wager twice", "high-card-flush", 'required_wagers = ["ante"]',
+     'required_wagers = ["ante", "ante"]', "field required_wagers: a wager is listed twice"),
+    ("a name too long", "high-card-flush", 'name = "High Card Flush"', f'name = "{"x" * 101}"',
+     "field name: String should have at most 100 characters"),
+]
+
+
+@pytest.mark.parametrize(("rules_id", "old", "new", "field"), [case[1:] for case in HOSTILE],
+                         ids=[case[0] for case in HOSTILE])
+def test_hostile_file_refused_in_one_line(tmp_path: Path, rules_id: str, old: str, new: str,
+                                          field: str) -> None:
+    path = tmp_path / "hostile.toml"
+    path.write_text(copy_of(rules_id, old, new), "utf-8")
+    with pytest.raises(RulesError) as error:
+        load_rules(path)
+    assert field in str(error.value) and str(path) in str(error.value)
+    assert_refused(run_cli(["rules", str(path)]), field)
+
+
+def test_hostile_ids_and_files(tmp_path: Path) -> None:
+    assert_refused(run_cli(["rules", "x" * 300]), "cannot read rule set 'xxxx",
+                   "File name too long")
+    assert_refused(run_cli(["rules", "x" * 5000]), "at most 4096 characters")
+    big = tmp_path / "big.toml"
+    big.write_text("# padding\n" * 30_000, "utf-8")
+    assert_refused(run_cli(["rules", str(big)]), "a rule set file is at most 262,144 bytes")
+    assert_refused(run_cli(["rules", str(tmp_path)]), "no such file")
+
+
+def test_python_callers_may_use_integer_keys() -> None:
+    rules = load_rules("high-card-flush")
+    assert isinstance(rules, FlushRules)
+    data = rules.model_dump()
+    assert FlushRules.model_validate(data) == rules
+    with pytest.raises(ValueError, match="not a plain whole number"):
+        FlushRules.model_validate({**data, "flush_pays": {True: 1}})

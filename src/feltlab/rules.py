@@ -4,6 +4,13 @@ Every number a game uses (pay tables, limits, raise caps, the qualifier, the agg
 cap, seats) is a field here, validated on load; the engine, the analysis and the
 simulator read these models and hold no rule of their own.
 
+Validation is strict: nothing is coerced (``"300"`` is not 300, ``true`` is not 1, a
+pay line ``04`` is not line 4), every pay table has lines and never pays less for a
+better hand, the main wager is required and has limits, and every number is bounded
+(:data:`MAX_PAY`, :data:`MAX_WAGER`, :data:`MAX_MULTIPLE`, :data:`MAX_CAP`) so that no
+exact count, simulator accumulator or ledger balance can overflow 64 bits
+(``tests/test_bounds.py`` proves it). A refusal names the file, the field and the reason.
+
 >>> rules = load_rules("nh-flush-poker")
 >>> rules.max_raise_multiple(2), rules.max_raise_multiple(5), rules.max_aggregate_payout
 (0, 2, 2000)
@@ -12,12 +19,15 @@ simulator read these models and hold no rule of their own.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
+import re
 import tomllib
+from collections.abc import Mapping
 from functools import cache, cached_property
 from importlib import resources
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
@@ -25,6 +35,23 @@ from feltlab.cards import RANKS
 from feltlab.evaluators import PokerHand, ThreeCardHand
 
 Push = Literal["push"]
+
+MAX_PAY: Final = 100_000
+"""Largest pay-table line, N to 1."""
+MAX_WAGER: Final = 1_000_000
+"""Largest wager limit, in units."""
+MAX_MULTIPLE: Final = 10
+"""Largest raise or street bet, in antes."""
+MAX_CAP: Final = 10**12
+"""Largest aggregate payout cap, in units."""
+MAX_RULES_BYTES: Final = 256 * 1024
+"""Largest rule-set file read."""
+MAX_PATH_LENGTH: Final = 4096
+"""Longest rule-set id or path accepted."""
+
+_STRICT = ConfigDict(extra="forbid", frozen=True, strict=True)
+_CANONICAL_COUNT = re.compile(r"0|[1-9][0-9]{0,2}")
+Pays = Annotated[int, Field(ge=0, le=MAX_PAY)]
 
 
 class RulesError(ValueError):
@@ -34,9 +61,9 @@ class RulesError(ValueError):
 class Limit(BaseModel):
     """Inclusive bounds of one wager, in whole units."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
-    min: int = Field(ge=1)
-    max: int = Field(ge=1)
+    model_config = _STRICT
+    min: int = Field(ge=1, le=MAX_WAGER)
+    max: int = Field(ge=1, le=MAX_WAGER)
 
     @model_validator(mode="after")
     def _ordered(self) -> Limit:
@@ -45,25 +72,69 @@ class Limit(BaseModel):
         return self
 
 
-PayTable = dict[int, Annotated[int, Field(ge=0)]]
+PayTable = dict[int, Pays]
 """Count -> pays N to 1; the highest line whose count the hand reaches pays."""
 
 
-def check_pay_table(name: str, table: PayTable, cards: int) -> None:
-    """Refuse a count-based pay table with no lines or with a line no hand can reach.
+def integer_keys(value: object) -> object:
+    """A TOML table's keys read as counts: only plain whole numbers (``4``, not ``04``,
+    ``+4`` or ``four``); anything else is refused, so two spellings of one line cannot
+    collapse into one.
+
+    >>> integer_keys({"7": 300, "4": 1})
+    {7: 300, 4: 1}
+    >>> integer_keys({"04": 1})
+    Traceback (most recent call last):
+    ...
+    ValueError: line '04' is not a plain whole number such as 4
+    """
+    if not isinstance(value, Mapping):
+        return value
+    counts: dict[object, object] = {}
+    for key, pays in value.items():
+        if isinstance(key, str) and _CANONICAL_COUNT.fullmatch(key):
+            counts[int(key)] = pays
+        elif isinstance(key, int) and not isinstance(key, bool):
+            counts[key] = pays
+        else:
+            raise ValueError(f"line {key!r} is not a plain whole number such as 4")
+    return counts
+
+
+def check_rising(name: str, pays_by_rank: list[tuple[str, int]]) -> None:
+    """Refuse a pay table that pays less for a better hand (``pays_by_rank`` from the
+    worst hand to the best, -1 for a hand that loses, 0 for a push).
+
+    >>> check_rising("flush_pays", [("4", 1), ("5", 10), ("6", 5)])
+    Traceback (most recent call last):
+    ...
+    ValueError: flush_pays: 6 pays 5, less than 5 (10): a better hand may not pay less
+    """
+    for (worse, low), (better, high) in itertools.pairwise(pays_by_rank):
+        if high < low:
+            shown = {-1: "loses", 0: "pushes"}.get(high, f"pays {high}")
+            was = {-1: "loses", 0: "push"}.get(low, str(low))
+            raise ValueError(f"{name}: {better} {shown}, less than {worse} ({was}): a better "
+                             "hand may not pay less")
+
+
+def check_pay_table(name: str, table: PayTable, cards: int, offered: bool = True) -> None:
+    """Refuse a count-based pay table with a line no hand can reach, with a better hand
+    paid less, or with no lines when its wager is ``offered``.
 
     >>> check_pay_table("flush_pays", {8: 300, 4: 1}, 7)
     Traceback (most recent call last):
     ...
     ValueError: flush_pays: a line for 8 cards, but the hand has only 7
     """
-    if not table:
+    if offered and not table:
         raise ValueError(f"{name}: the pay table has no lines")
     for count in table:
         if count < 1:
             raise ValueError(f"{name}: a line for {count} cards; counts start at 1")
         if count > cards:
             raise ValueError(f"{name}: a line for {count} cards, but the hand has only {cards}")
+    check_rising(name, [(str(count), table[count]) for count in sorted(table)])
 
 
 def pays_for(table: PayTable, count: int) -> int | None:
@@ -77,16 +148,21 @@ def pays_for(table: PayTable, count: int) -> int | None:
 
 
 class BaseRules(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = _STRICT
 
-    id: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$")
-    name: str
-    source: str = ""
-    notes: str = ""
+    id: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$", max_length=64)
+    name: str = Field(min_length=1, max_length=100)
+    source: str = Field(default="", max_length=2000)
+    notes: str = Field(default="", max_length=2000)
     seats: int = Field(ge=1)
     limits: dict[str, Limit]
     required_wagers: tuple[str, ...]
-    max_aggregate_payout: int | None = Field(default=None, ge=1)
+    max_aggregate_payout: int | None = Field(default=None, ge=1, le=MAX_CAP)
+
+    @field_validator("required_wagers", mode="before")
+    @classmethod
+    def _list_to_tuple(cls, value: object) -> object:
+        return tuple(value) if isinstance(value, list) else value
 
     @cached_property
     def fingerprint(self) -> str:
@@ -125,20 +201,30 @@ class BaseRules(BaseModel):
         unknown = sorted(set(self.limits) - allowed)
         if unknown:
             raise ValueError(f"limits: unknown wager {unknown[0]!r}; allowed: {sorted(allowed)}")
+        main = self.main_wager
+        if main not in self.required_wagers:
+            raise ValueError(f"required_wagers: must include the main wager {main!r}")
         for name in self.required_wagers:
             if name not in self.limits:
                 raise ValueError(f"required_wagers: {name!r} has no entry in limits")
+        if len(set(self.required_wagers)) != len(self.required_wagers):
+            raise ValueError("required_wagers: a wager is listed twice")
         return self
 
     def _placeable_wagers(self) -> tuple[str, ...]:
         raise NotImplementedError
+
+    @property
+    def main_wager(self) -> str:
+        """The wager every hand needs: the first of :meth:`_placeable_wagers`."""
+        return self._placeable_wagers()[0]
 
 
 class Qualifier(BaseModel):
     """The dealer qualifies with a flush of ``min_length`` cards whose high card is at
     least ``min_high_card``, or with any longer flush."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = _STRICT
     min_length: int = Field(ge=1, le=7)
     min_high_card: str
 
@@ -165,13 +251,16 @@ class FlushRules(BaseRules):
 
     game: Literal["high-card-flush"]
     hand_size: Literal[7] = 7
-    raise_multiples: dict[int, Annotated[int, Field(ge=0, le=10)]]
+    raise_multiples: dict[int, Annotated[int, Field(ge=0, le=MAX_MULTIPLE)]]
     raise_in_whole_antes: bool = False
     qualifier: Qualifier
     flush_pays: PayTable
     straight_flush_pays: PayTable
     settled_on_fold: dict[Literal["flush", "straight_flush"], bool]
     equal_bonuses: bool = False
+
+    _counts = field_validator("raise_multiples", "flush_pays", "straight_flush_pays",
+                              mode="before")(integer_keys)
 
     def _placeable_wagers(self) -> tuple[str, ...]:
         return ("ante", "flush", "straight_flush")
@@ -185,8 +274,9 @@ class FlushRules(BaseRules):
         if extra:
             raise ValueError(f"raise_multiples: a {extra[0]}-card flush cannot occur in 7 cards "
                              "(entries are for 2 to 7)")
-        check_pay_table("flush_pays", self.flush_pays, self.hand_size)
-        check_pay_table("straight_flush_pays", self.straight_flush_pays, self.hand_size)
+        check_pay_table("flush_pays", self.flush_pays, self.hand_size, "flush" in self.limits)
+        check_pay_table("straight_flush_pays", self.straight_flush_pays, self.hand_size,
+                        "straight_flush" in self.limits)
         if self.seats * 7 + 7 > 52:
             raise ValueError(f"seats: {self.seats} seats and the dealer need more than 52 cards")
         for name in ("flush", "straight_flush"):
@@ -209,6 +299,9 @@ class NineCardRules(BaseRules):
     player6_pays: PayTable
     first3_pays: PayTable
 
+    _counts = field_validator("bonus9_pays", "player6_pays", "first3_pays",
+                              mode="before")(integer_keys)
+
     def _placeable_wagers(self) -> tuple[str, ...]:
         return ("all9", "bonus9", "player6", "first3")
 
@@ -219,9 +312,10 @@ class NineCardRules(BaseRules):
         if self.all9_push_at is not None and self.all9_push_at >= self.all9_win_at:
             raise ValueError(f"all9_push_at: {self.all9_push_at} must be below all9_win_at "
                              f"({self.all9_win_at})")
-        check_pay_table("bonus9_pays", self.bonus9_pays, 9)
-        check_pay_table("player6_pays", self.player6_pays, 6)
-        check_pay_table("first3_pays", self.first3_pays, 3)
+        for name, table, cards in (("bonus9", self.bonus9_pays, 9),
+                                   ("player6", self.player6_pays, 6),
+                                   ("first3", self.first3_pays, 3)):
+            check_pay_table(f"{name}_pays", table, cards, name in self.limits)
         return self
 
 
@@ -231,12 +325,23 @@ class HoldemStudRules(BaseRules):
     game: Literal["holdem-stud"]
     # Three community cards, a decision before each is turned: the game's shape, not a knob.
     streets: Literal[3] = 3
-    max_street_multiple: int = Field(ge=1, le=10)
-    pays: dict[str, Annotated[int, Field(ge=0)] | Push]
-    bonus3_pays: dict[str, Annotated[int, Field(ge=0)] | Push]
+    max_street_multiple: int = Field(ge=1, le=MAX_MULTIPLE)
+    pays: dict[str, Pays | Push]
+    bonus3_pays: dict[str, Pays | Push]
 
     def _placeable_wagers(self) -> tuple[str, ...]:
         return ("ante", "bonus3")
+
+    @field_validator("pays", "bonus3_pays", mode="before")
+    @classmethod
+    def _pays_or_push(cls, value: object) -> object:
+        if isinstance(value, Mapping):
+            for hand, pays in value.items():
+                is_push = isinstance(pays, str) and pays == "push"
+                if not (is_push or (isinstance(pays, int) and not isinstance(pays, bool))):
+                    raise ValueError(f"{hand}: {pays!r} is neither a whole number of units "
+                                     'to 1 nor "push"')
+        return value
 
     @field_validator("pays")
     @classmethod
@@ -250,6 +355,10 @@ class HoldemStudRules(BaseRules):
 
     @model_validator(mode="after")
     def _seats_fit(self) -> HoldemStudRules:
+        if not self.pays:
+            raise ValueError("pays: the pay table has no lines")
+        if "bonus3" in self.limits and not self.bonus3_pays:
+            raise ValueError("bonus3_pays: the pay table has no lines")
         if 3 + self.seats * 2 > 52:
             raise ValueError(f"seats: {self.seats} seats need more than 52 cards")
         return self
@@ -270,10 +379,14 @@ def _net(line: int | str | None) -> int:
 
 def _check_classes(value: dict[str, int | str], classes: type[PokerHand] | type[ThreeCardHand],
                    ) -> dict[str, int | str]:
+    """Known hand names only, and no better hand paid less."""
     names = {member.name.lower() for member in classes}
     for key in value:
         if key not in names:
             raise ValueError(f"unknown hand {key!r}; known: {sorted(names)}")
+    worst_first = sorted(classes, key=lambda member: member.value)
+    check_rising("the pay table", [(member.name.lower(), _net(value.get(member.name.lower())))
+                                   for member in worst_first])
     return value
 
 
@@ -329,27 +442,62 @@ def load_rules(id_or_path: str | Path) -> Rules:
     text = str(id_or_path)
     if text in _builtin_ids():
         return _load_builtin(text)
+    if len(text) > MAX_PATH_LENGTH or "\0" in text:
+        raise RulesError(f"no rule set {text[:60]!r}...: a rule-set id or path is at most "
+                         f"{MAX_PATH_LENGTH} characters")
     path = Path(text)
-    if path.is_file():
-        try:
-            content = path.read_text("utf-8")
-        except (OSError, UnicodeDecodeError) as error:
-            raise RulesError(f"cannot read rule set {path}: {error}") from error
-        return parse_rules(content, str(path))
+    try:
+        if path.is_file():
+            return parse_rules(read_limited(path, MAX_RULES_BYTES, "rule set"), str(path))
+    except OSError as error:
+        raise RulesError(f"cannot read rule set {text[:200]!r}: {error.strerror or error}"
+                         ) from error
     known = ", ".join(builtin_ids())
-    raise RulesError(f"no rule set {text!r}: not a built-in id ({known}) and no such file")
+    shown = text if len(text) <= 200 else text[:200] + "..."
+    raise RulesError(f"no rule set {shown!r}: not a built-in id ({known}) and no such file")
+
+
+def read_limited(path: Path, limit: int, what: str) -> str:
+    """A UTF-8 text file of at most ``limit`` bytes; otherwise a ``RulesError`` naming it."""
+    try:
+        with path.open("rb") as stream:
+            data = stream.read(limit + 1)
+    except OSError as error:
+        raise RulesError(f"cannot read {what} {path}: {error.strerror or error}") from error
+    if len(data) > limit:
+        raise RulesError(f"{path}: a {what} file is at most {limit:,} bytes")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise RulesError(f"cannot read {what} {path}: not UTF-8 text ({error.reason} at byte "
+                         f"{error.start})") from error
+
+
+def parse_toml(text: str, origin: str) -> dict[str, Any]:
+    """TOML text as a dict; anything tomllib cannot read (bad syntax, nesting too deep,
+    an integer too long to convert) is one ``ValueError`` naming ``origin``."""
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise RulesError(f"{origin}: not valid TOML: {error}") from error
+    except RecursionError:
+        raise RulesError(f"{origin}: not valid TOML: nested too deeply") from None
+    except ValueError as error:  # e.g. an integer of more than 4,300 digits
+        raise RulesError(f"{origin}: not valid TOML: {error}") from error
 
 
 def parse_rules(text: str, origin: str = "<rules>") -> Rules:
     """Validate rule-set TOML text; errors name the file and the field."""
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as error:
-        raise RulesError(f"{origin}: not valid TOML: {error}") from error
+    if len(text) > MAX_RULES_BYTES:
+        raise RulesError(f"{origin}: a rule set is at most {MAX_RULES_BYTES:,} bytes")
+    data = parse_toml(text, origin)
     try:
         return _RulesFile.model_validate({"rules": data}).rules
     except ValidationError as error:
         raise RulesError(f"{origin}: {describe_validation_error(error, skip=1)}") from error
+
+
+_INNER_KEY = re.compile(r"([a-z0-9_]+): (.*)", re.DOTALL)
 
 
 def describe_validation_error(error: ValidationError, skip: int = 0) -> str:
@@ -361,6 +509,10 @@ def describe_validation_error(error: ValidationError, skip: int = 0) -> str:
         if location and location[0] in {"high-card-flush", "nine-card-flush", "holdem-stud"}:
             location = location[1:]  # the discriminator's tag
         message = item["msg"].removeprefix("Value error, ")
+        inner = _INNER_KEY.match(message)
+        if location and inner:  # a validator's "key: reason" about an entry of the field
+            location.append(inner[1])
+            message = inner[2]
         if location:
             problems.append(f"field {'.'.join(location)}: {message}")
         else:  # a check across fields: its message starts with the field's name

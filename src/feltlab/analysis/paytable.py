@@ -23,7 +23,8 @@ from fractions import Fraction
 from itertools import pairwise
 
 from feltlab.analysis.model import ParSheet, WagerAnalysis
-from feltlab.rules import FlushRules, HoldemStudRules, NineCardRules, Rules, RulesError
+from feltlab.evaluators import PokerHand, ThreeCardHand
+from feltlab.rules import MAX_PAY, FlushRules, HoldemStudRules, NineCardRules, Rules, RulesError
 
 PayKey = int | str
 PayValue = int | str  # "push" in Hold'em Stud's tables
@@ -36,8 +37,6 @@ PAY_TABLE_FIELDS: Mapping[type, Mapping[str, str]] = {
     HoldemStudRules: {"ante": "pays", "bonus3": "bonus3_pays"},
 }
 """Which rule-set field holds the pay table of each wager that has one."""
-
-MAX_PAY = 10 ** 7
 
 
 class SolverError(ValueError):
@@ -100,6 +99,31 @@ def with_pay_table(rules: Rules, wager: str, table: Mapping[PayKey, PayValue]) -
                          ) from error
 
 
+def line_range(rules: Rules, wager: str, key: PayKey) -> tuple[int, int]:
+    """The pays line ``key`` of ``wager``'s table may take while no better hand pays less
+    than a worse one (a rule every pay table keeps) and no line pays over ``MAX_PAY``.
+
+    >>> from feltlab.rules import load_rules
+    >>> line_range(load_rules("nh-holdem-stud"), "ante", "flush")
+    (4, 8)
+    """
+    table = pay_table(rules, wager)
+    if all(isinstance(line, int) for line in table):
+        ranked: list[tuple[PayKey, int]] = [(line, pay_number(table[line]))
+                                            for line in sorted(table, key=int)]
+    else:
+        classes = PokerHand if wager == "ante" else ThreeCardHand
+        ranked = [(member.name.lower(), pay_number(table.get(member.name.lower(), -1)))
+                  for member in sorted(classes, key=lambda member: member.value)]
+    place = [line for line, _ in ranked].index(key)
+    low = max([0, *(pays for _, pays in ranked[:place])])
+    high = min([MAX_PAY, *(pays for _, pays in ranked[place + 1:])])
+    if high < low:
+        raise SolverError(f"line {key} of {wager} cannot change: a better hand pays {high}, "
+                          f"a worse one {low}")
+    return low, high
+
+
 def line_key(table: Mapping[PayKey, PayValue], text: str | int) -> PayKey:
     """The key of ``table`` that ``text`` names (``"5"`` for a count, ``"flush"`` or
     ``"Full house"`` for a hand).
@@ -117,7 +141,7 @@ def line_key(table: Mapping[PayKey, PayValue], text: str | int) -> PayKey:
 
 
 def pay_number(value: PayValue) -> int:
-    """A pay as a number of units: a push pays 0 to 1."""
+    """A pay as a number of units: a push pays 0 to 1 (and -1, a losing hand, stays -1)."""
     return 0 if value == "push" else int(value)
 
 
@@ -301,14 +325,15 @@ class _Evaluator:
         return self.cache[signature]
 
 
-def _bisect_integer(edge_at: Callable[[int], Fraction], start: int, target: Fraction) -> int:
-    """Nearest-target integer for a non-increasing ``edge_at`` on 0..MAX_PAY."""
-    low, high = 0, max(start, 1)
-    while edge_at(high) > target and high < MAX_PAY:
-        low, high = high, min(high * 2, MAX_PAY)
+def _bisect_integer(edge_at: Callable[[int], Fraction], start: int, target: Fraction,
+                    least: int = 0, most: int = MAX_PAY) -> int:
+    """Nearest-target integer for a non-increasing ``edge_at`` on ``least .. most``."""
+    low, high = least, min(max(start, least + 1), most)
+    while edge_at(high) > target and high < most:
+        low, high = high, min(high * 2, most)
     if edge_at(low) <= target:
         return low
-    while high - low > 1:  # edge_at(low) > target >= edge_at(high), or high is MAX_PAY
+    while high - low > 1:  # edge_at(low) > target >= edge_at(high), or high is most
         middle = (low + high) // 2
         if edge_at(middle) > target:
             low = middle
@@ -330,7 +355,8 @@ def solve_line_search(rules: Rules, wager_name: str, line: str | int, target: Fr
     def edge_at(pay: int) -> Fraction:
         return evaluate({**original, key: pay})
 
-    pay = _bisect_integer(edge_at, pay_number(original[key]), target)
+    pay = _bisect_integer(edge_at, pay_number(original[key]), target,
+                          *line_range(rules, wager_name, key))
     table = {**original, key: pay}
     return Solution(with_pay_table(rules, wager_name, table), wager_name, table, original,
                     edge_at(pay), target, "search", line=key, analyses=len(evaluate.cache))
@@ -349,7 +375,8 @@ def solve_scale_search(rules: Rules, wager_name: str, target: Fraction,
         return evaluate(scaled_table(original, scale))
 
     low, high = Fraction(0), Fraction(1)
-    while edge_at(high) > target and high < MAX_PAY:
+    most = Fraction(MAX_PAY, max(pay_number(pays) for pays in original.values()) or 1)
+    while edge_at(high) > target and high * 2 <= most:
         low, high = high, high * 2
     tried = [low, high]
     for _ in range(steps):

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from feltlab.cards import (
     DECK_SIZE,
     RANKS,
+    SUIT_SYMBOLS,
     SUITS,
     Card,
     CardError,
@@ -137,3 +138,23 @@ def test_secure_shuffle_positions_look_uniform() -> None:
     expected = 100
     chi2 = ((counts - expected) ** 2 / expected).sum(axis=1)
     assert (chi2 < 110).all(), chi2  # 51 degrees of freedom: p < 1e-5 above 110
+
+
+def test_every_form_a_command_writes_is_read() -> None:
+    deck = full_deck()
+    symbols = " ".join(RANKS[card.rank] + SUIT_SYMBOLS[card.suit] for card in deck)
+    assert parse_cards(symbols) == deck
+    assert parse_cards(format_cards(deck)) == deck
+    assert parse_cards("10♥,A♣\ufe0f K\u2661") == parse_cards("Th Ac Kh")
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("\u212ah", "cannot read card '\u212ah': it holds U+212A KELVIN SIGN, not a plain letter"),
+    ("A\u0455", "U+0455 CYRILLIC SMALL LETTER DZE"),
+    ("Ah " * 400, "card text is at most 1,000 characters, got 1,200"),
+    ("A♥ A♥", "card Ah appears twice"),
+])
+def test_look_alikes_and_long_text_are_named(text: str, message: str) -> None:
+    with pytest.raises(CardError) as error:
+        parse_cards(text)
+    assert message in str(error.value)

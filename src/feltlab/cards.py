@@ -4,16 +4,22 @@ A card is a small integer ``suit * 13 + rank`` where rank 0 is a deuce and rank 
 ace, and suits are ordered spades, hearts, diamonds, clubs. The :class:`Card` dataclass
 wraps that integer for people; the fast code works on the integers directly.
 
+Every command reads the forms any command writes: ``Ah``, ``Td`` or ``10d``, either
+case, and suit symbols (``A♠ T♥ 9♦ 2♣``, white symbols too).
+
 >>> parse_cards("Ah 10d 2c")
 (Card('Ah'), Card('Td'), Card('2c'))
 >>> format_cards(parse_cards("th8h6h"))
 'Th 8h 6h'
+>>> parse_cards("T♥ 8♡ J♠")
+(Card('Th'), Card('8h'), Card('Js'))
 """
 
 from __future__ import annotations
 
 import re
 import secrets
+import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Final, TypeVar
@@ -30,8 +36,17 @@ BLACK_SUITS: Final = (0, 3)
 COLOUR_SUITS: Final = {"red": RED_SUITS, "black": BLACK_SUITS}
 DECK_SIZE: Final = 52
 
+CARD_FORMAT: Final = ("cards such as 'Ah Td 2c', '10d', or with suit symbols 'A♠ T♥'; "
+                      "spaces and commas optional")
+"""How card text is written, for help texts and error messages."""
+MAX_CARD_TEXT: Final = 1000
+"""Longest card text read (a 52-card deck written out is under 160 characters)."""
+
 T = TypeVar("T")
-_CARD_TOKEN = re.compile(r"(10|[2-9tjqka])([shdc])", re.IGNORECASE)
+_SUIT_OF_SYMBOL: Final = {"♠": "s", "♥": "h", "♦": "d", "♣": "c",
+                          "♤": "s", "♡": "h", "♢": "d", "♧": "c"}
+_CARD_TOKEN = re.compile(r"(10|[2-9tjqka])([shdc♠♥♦♣♤♡♢♧])", re.IGNORECASE | re.ASCII)
+_VARIATION_SELECTORS = re.compile("[\ufe0e\ufe0f]")  # text/emoji forms of a suit symbol
 
 
 class CardError(ValueError):
@@ -83,9 +98,9 @@ class Card:
 def parse_cards(text: str | Iterable[str]) -> tuple[Card, ...]:
     """Read cards from text such as ``"Ah Td 2c"``, ``"AhTd2c"`` or ``["Ah", "10d"]``.
 
-    Ranks 2-9, T (or 10), J, Q, K, A; suits s h d c; either case; spaces and commas
-    optional. Unreadable text is refused with a message naming it; so is a card that
-    appears twice.
+    Ranks 2-9, T (or 10), J, Q, K, A; suits s h d c or ♠ ♥ ♦ ♣; either case; spaces and
+    commas optional. Unreadable text is refused with a message naming it (and any
+    look-alike character in it); so is a card that appears twice.
 
     >>> parse_cards(["Ks", "kd"])
     (Card('Ks'), Card('Kd'))
@@ -100,8 +115,10 @@ def parse_cards(text: str | Iterable[str]) -> tuple[Card, ...]:
     """
     if not isinstance(text, str):
         text = " ".join(_require_str(item) for item in text)
+    if len(text) > MAX_CARD_TEXT:
+        raise CardError(f"card text is at most {MAX_CARD_TEXT:,} characters, got {len(text):,}")
     cards: list[Card] = []
-    for chunk in re.split(r"[\s,]+", text.strip()):
+    for chunk in re.split(r"[\s,]+", _VARIATION_SELECTORS.sub("", text).strip()):
         if chunk:
             cards.extend(_parse_chunk(chunk))
     ensure_distinct(cards)
@@ -121,12 +138,22 @@ def _parse_chunk(chunk: str) -> list[Card]:
         match = _CARD_TOKEN.match(chunk, position)
         if match is None:
             bad = chunk[position : position + 2] if len(chunk) - position > 1 else chunk
-            raise CardError(f"cannot read card {bad!r}")
+            raise CardError(f"cannot read card {bad!r}{_look_alike(bad)}")
         rank_text, suit_text = match.groups()
         rank = RANKS.index("T" if rank_text == "10" else rank_text.upper())
-        cards.append(Card.of(rank, SUITS.index(suit_text.lower())))
+        suit = _SUIT_OF_SYMBOL.get(suit_text, suit_text.lower())
+        cards.append(Card.of(rank, SUITS.index(suit)))
         position = match.end()
     return cards
+
+
+def _look_alike(text: str) -> str:
+    """Name the first character outside ASCII and the suit symbols, if any."""
+    for character in text:
+        if not character.isascii() and character not in _SUIT_OF_SYMBOL:
+            name = unicodedata.name(character, "an unnamed character")
+            return f": it holds U+{ord(character):04X} {name}, not a plain letter"
+    return ""
 
 
 def ensure_distinct(cards: Iterable[Card]) -> None:

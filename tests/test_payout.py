@@ -434,7 +434,7 @@ REFUSALS: list[tuple[str, object, tuple[str, ...]]] = [
     ("fractional wager", changed(GOOD_FLUSH, wagers={"ante": 2.5}),
      ("wager ante must be a whole number", "2.5")),
     ("wager as text", changed(GOOD_FLUSH, wagers={"ante": "10"}),
-     ("wager ante must be a whole number", "'10'")),
+     ("wager ante must be a whole number", '"10"')),
     ("wager as boolean", changed(GOOD_FLUSH, wagers={"ante": True}),
      ("wager ante must be a whole number",)),
     ("unequal bonuses", changed(GOOD_FLUSH, rules=NH,
@@ -487,9 +487,11 @@ def test_refusal_cases_are_valid_once_fixed() -> None:
 
 @pytest.mark.parametrize(("stdin", "fragment"), [
     ('{"rules": "nh-flush-poker", ', "not valid JSON"),
-    ("", "standard input is empty"),
-    ("   \n", "standard input is empty"),
-    ("[1, 2", "not valid JSON"),
+    ("", "the input is empty"),
+    ("   \n", "the input is empty"),
+    ('[{"rules": "x"', "item 0: not valid JSON"),
+    ('[{"rules": "nh-flush-poker"}, 2', "item 0: field 'wagers' must be an object"),
+    ("[1, 2", "item 0: each request must be a JSON object"),
 ])
 def test_malformed_input(stdin: str, fragment: str) -> None:
     assert_refused(run_cli(["payout"], stdin), fragment)

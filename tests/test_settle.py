@@ -159,6 +159,8 @@ def test_check_wagers() -> None:
         ({"flush": 3}, "ante is required"),
         ({"ante": 0}, "ante is required"),
         ({"ante": 5.0}, "whole number"),
+        ({"ante": 5, "flush": False}, "wager flush must be a whole number of units"),
+        ({"ante": 5, "flush": 0.0}, "wager flush must be a whole number of units"),
         ({"ante": 5, "bonus3": 2}, "unknown wager 'bonus3'"),
     ]
     for wagers, message in cases:

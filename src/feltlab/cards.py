@@ -36,7 +36,7 @@ BLACK_SUITS: Final = (0, 3)
 COLOUR_SUITS: Final = {"red": RED_SUITS, "black": BLACK_SUITS}
 DECK_SIZE: Final = 52
 
-CARD_FORMAT: Final = ("cards such as 'Ah Td 2c', '10d', or with suit symbols 'A♠ T♥'; "
+CARD_FORMAT: Final = ("'Ah Td 2c' (10 for T works: '10d'), or with suit symbols 'A♠ T♥'; "
                       "spaces and commas optional")
 """How card text is written, for help texts and error messages."""
 MAX_CARD_TEXT: Final = 1000

@@ -1,26 +1,75 @@
-"""The ``feltlab`` command line."""
+"""The ``feltlab`` command line.
+
+Every command keeps the same promises: a refusal is one ``error:`` line on standard
+error with exit status 2 (usage errors add where to find help); an unexpected failure is
+one line saying where its details were written, with exit status
+:data:`INTERNAL_ERROR` (``feltlab --debug ...`` shows the traceback instead).
+"""
 
 from __future__ import annotations
 
-import json
+import os
 import sys
-from typing import Annotated, Any, NoReturn
+import time
+import traceback
+from collections.abc import Sequence
+from typing import Annotated, Any, Final, NoReturn
 
 import typer
-from rich.console import Console
 from rich.table import Table
-from typer._click.exceptions import ClickException, NoArgsIsHelpError  # click, vendored
-from typer.core import TyperGroup
+from typer._click.core import Context  # click, vendored
+from typer._click.exceptions import ClickException, NoArgsIsHelpError, UsageError
+from typer.core import TyperArgument, TyperGroup, TyperOption
 from typer.exceptions import Abort
 
+from feltlab.cards import CARD_FORMAT
+from feltlab.paths import user_cache_dir
 from feltlab.rules import RulesError, builtin_ids, load_rules
 from feltlab.rulescard import rules_card
 from feltlab.settle import parse_wagers
+from feltlab.terminal import output_console
+
+INTERNAL_ERROR: Final = 70
+"""Exit status of an unexpected failure (a bug), apart from refusals (2)."""
+
+
+def report_crash(error: BaseException) -> str:
+    """Write the traceback to a file and return one line saying where it is."""
+    text = "".join(traceback.format_exception(error))
+    kind = type(error).__name__
+    try:
+        folder = user_cache_dir() / "errors"
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / f"{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}.txt"
+        path.write_text(f"feltlab {' '.join(sys.argv[1:])}\n\n{text}", "utf-8")
+        where = f"details in {path}"
+    except OSError:
+        where = "the details could not be written"
+    return (f"error: unexpected {kind}: {' '.join(str(error).split())[:200]} ({where}; "
+            "run again with --debug to see the traceback)")
+
+
+def repeated_option(command: Any, args: Sequence[str]) -> str | None:
+    """The first option of ``command`` given more than once in ``args``, if any (Click
+    would silently keep the last)."""
+    seen: set[str] = set()
+    for arg in args:
+        if arg == "--":
+            break
+        name = arg.split("=", 1)[0]
+        for param in command.params:
+            if isinstance(param, TyperOption) and not param.multiple and name in (
+                    *param.opts, *param.secondary_opts):
+                if param.name in seen:
+                    return name
+                seen.add(str(param.name))
+    return None
 
 
 class OneLineErrors(TyperGroup):
     """Report a bad option or argument in one ``error:`` line with exit status 2 (the
-    rule every feltlab command keeps), instead of a multi-line usage box."""
+    rule every feltlab command keeps), instead of a multi-line usage box; refuse an
+    option given twice; turn an unexpected exception into one line and a report file."""
 
     def main(self, *args: Any, **kwargs: Any) -> Any:
         standalone_mode = kwargs.get("standalone_mode", True)
@@ -30,25 +79,73 @@ class OneLineErrors(TyperGroup):
         except NoArgsIsHelpError as error:
             typer.echo(error.ctx.get_help() if error.ctx else "")
             result = 2
+        except UsageError as error:
+            path = error.ctx.command_path if error.ctx else "feltlab"
+            typer.echo(f"error: {error.format_message()} (see '{path} --help')", err=True)
+            result = 2
         except ClickException as error:
             typer.echo(f"error: {error.format_message()}", err=True)
             result = 2
-        except Abort:
+        except (Abort, KeyboardInterrupt):
             typer.echo("Aborted.", err=True)
-            result = 1
+            result = 130
+        except Exception as error:
+            if _debug:
+                raise
+            typer.echo(report_crash(error), err=True)
+            result = INTERNAL_ERROR
         if not standalone_mode:
             return result
         sys.exit(result if isinstance(result, int) else 0)
 
+    def resolve_command(self, ctx: Context, args: list[str]) -> Any:
+        name, command, rest = super().resolve_command(ctx, args)
+        repeated = command and repeated_option(command, rest)
+        if repeated:
+            path = f"{ctx.command_path} {name}"
+            raise ClickException(f"option {repeated} is given more than once "
+                                 f"(see '{path} --help')")
+        return name, command, rest
+
+
+def _conventional_help() -> None:
+    """Typer 0.29 writes flags as ``--json <bool>`` and a required argument as ``{rules}``
+    in help; show flags bare and arguments in capitals, as Click always has."""
+    option_type = TyperOption.display_type_rich
+
+    def flag_without_type(self: TyperOption, ctx: Context) -> str | None:
+        return None if self.is_flag else option_type(self, ctx)
+
+    def argument_in_capitals(self: TyperArgument) -> str:
+        name = self.display_name_raw.upper()
+        name = name if self.required else f"[{name}]"
+        return name + ("..." if self.nargs != 1 else "")
+
+    TyperOption.display_type_rich = flag_without_type  # type: ignore[method-assign]
+    TyperArgument._usage_display_name = argument_in_capitals  # type: ignore[method-assign]
+
+
+_conventional_help()
+_debug = bool(os.environ.get("FELTLAB_DEBUG"))
 
 app = typer.Typer(
     cls=OneLineErrors,
-    help="feltlab: rules engine, payouts and play for flush-family casino table games.",
+    help="feltlab: rules engine, exact math, simulator and tables for flush-family casino "
+         f"table games. Cards: {CARD_FORMAT}.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-console = Console()
+console = output_console()
+
+
+@app.callback()
+def main_options(
+    debug: Annotated[bool, typer.Option(
+        "--debug", help="Show the traceback of an unexpected failure.")] = False,
+) -> None:
+    global _debug
+    _debug = _debug or debug
 
 
 def fail(message: str) -> NoReturn:
@@ -67,9 +164,10 @@ def rules_command(
         table.add_column("id")
         table.add_column("name")
         table.add_column("seats", justify="right")
+        table.add_column("fingerprint (sha256)")
         for rules_id in builtin_ids():
             loaded = load_rules(rules_id)
-            table.add_row(rules_id, loaded.name, str(loaded.seats))
+            table.add_row(rules_id, loaded.name, str(loaded.seats), loaded.fingerprint[:16])
         console.print(table)
         return
     try:
@@ -90,7 +188,7 @@ def _parse_streets(text: str) -> list[int]:
 def payout_command(
     rules: Annotated[str | None, typer.Option(help="Rule-set id or file (single hand).")] = None,
     wagers: Annotated[str | None, typer.Option(help="Wagers: ante=5,flush=5 or JSON.")] = None,
-    player: Annotated[str | None, typer.Option(help="Player's cards.")] = None,
+    player: Annotated[str | None, typer.Option(help=f"Player's cards: {CARD_FORMAT}.")] = None,
     dealer: Annotated[str | None, typer.Option(help="Dealer's 7 cards (flush games).")] = None,
     raise_: Annotated[int | None, typer.Option("--raise", help="Raise amount; 0 = fold.")] = None,
     colour: Annotated[str | None, typer.Option(help="red or black (9 Card Flush).")] = None,
@@ -101,10 +199,13 @@ def payout_command(
     """Settle hands: JSON object or array on standard input, or one hand given as options.
 
     Prints the settlement as JSON: per wager the net result, the total after the
-    aggregate payout cap, and the hands as evaluated. Invalid input exits with status 2
-    and one line on standard error.
+    aggregate payout cap, the hands as evaluated, and the rule set's fingerprint. An
+    array is read item by item (any length, constant memory). Invalid input exits with
+    status 2, one line on standard error and nothing on standard output.
     """
-    from feltlab.payout import settle_document
+    import json
+
+    from feltlab.payout import settle_document, settle_stream
 
     try:
         if rules is not None:
@@ -113,20 +214,20 @@ def payout_command(
                        "community": community, "play": play,
                        "streets": None if streets is None else _parse_streets(streets)}
             document.update({key: value for key, value in options.items() if value is not None})
-        else:
-            if sys.stdin.isatty():
-                fail("give the hand as JSON on standard input, or use --rules and the options")
-            text = sys.stdin.read()
-            if not text.strip():
-                fail("standard input is empty: expected a JSON object or array")
-            try:
-                document = json.loads(text)
-            except json.JSONDecodeError as error:
-                fail(f"standard input is not valid JSON: {error}")
-        result = settle_document(document)
+            typer.echo(json.dumps(settle_document(document), indent=2))
+            return
+        given = [name for name, value in (("--wagers", wagers), ("--player", player),
+                                          ("--dealer", dealer), ("--raise", raise_),
+                                          ("--colour", colour), ("--community", community),
+                                          ("--play/--fold", play), ("--streets", streets))
+                 if value is not None]
+        if given:
+            fail(f"{given[0]} needs --rules (or give the whole hand as JSON on standard input)")
+        if sys.stdin.isatty():
+            fail("give the hand as JSON on standard input, or use --rules and the options")
+        settle_stream(sys.stdin, sys.stdout)
     except (ValueError, RulesError) as error:
         fail(str(error))
-    typer.echo(json.dumps(result, indent=2))
 
 
 def main() -> None:

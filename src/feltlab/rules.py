@@ -27,7 +27,7 @@ from collections.abc import Mapping
 from functools import cache, cached_property
 from importlib import resources
 from pathlib import Path
-from typing import Annotated, Any, Final, Literal
+from typing import Annotated, Any, Final, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
@@ -484,6 +484,21 @@ def parse_toml(text: str, origin: str) -> dict[str, Any]:
         raise RulesError(f"{origin}: not valid TOML: nested too deeply") from None
     except ValueError as error:  # e.g. an integer of more than 4,300 digits
         raise RulesError(f"{origin}: not valid TOML: {error}") from error
+
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def validate_strict(model: type[M], data: object) -> M:
+    """``model`` from decoded TOML or JSON data with no coercion: a text is not a number,
+    a boolean is not an amount (lists may stand for tuples, text keys for numbers).
+    Raises pydantic's ``ValidationError``; a value TOML has but JSON has not (a date) is
+    refused as a ``ValueError``."""
+    try:
+        text = json.dumps(data)
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"a value of a kind the format does not use: {error}") from error
+    return model.model_validate_json(text, strict=True)
 
 
 def parse_rules(text: str, origin: str = "<rules>") -> Rules:

@@ -80,7 +80,8 @@ def _flush_lines(rules: FlushRules) -> list[str]:
 
 def rules_card(rules: Rules) -> Group:
     """The whole card for a rule set, as Rich renderables."""
-    parts: list[Table | Text] = [Text(rules.name, style="bold"), Text(f"id: {rules.id}")]
+    parts: list[Table | Text] = [Text(rules.name, style="bold"), Text(f"id: {rules.label}"),
+                                 Text(f"fingerprint {rules.fingerprint}")]
     if isinstance(rules, FlushRules):
         lines = _flush_lines(rules)
         tables = [_pay_table("Flush bonus", rules.flush_pays, "flush cards"),

@@ -86,7 +86,8 @@ def capped_shares(results: Mapping[str, int], cap: int | None) -> dict[str, Frac
 
 def parse_wagers(text: str, option: str = "--wagers") -> dict[str, int]:
     """Wagers typed as ``ante=10,flush=5`` (or a JSON object) as whole amounts by name;
-    ``option`` names the command-line option in errors.
+    ``option`` names the command-line option in errors. A wager named twice, an amount
+    that is not a whole number and an empty list are refused.
 
     >>> parse_wagers("ante=10, flush=0")
     {'ante': 10, 'flush': 0}
@@ -94,21 +95,36 @@ def parse_wagers(text: str, option: str = "--wagers") -> dict[str, int]:
     Traceback (most recent call last):
     ...
     feltlab.settle.WagerError: --bets: 'ante=ten' is not name=amount with a whole number
+    >>> parse_wagers("ante=10,ante=1")
+    Traceback (most recent call last):
+    ...
+    feltlab.settle.WagerError: --wagers: wager 'ante' is given twice
     """
+    from feltlab.jsonio import loads
+
     if text.strip().startswith("{"):
         try:
-            value = json.loads(text)
-        except json.JSONDecodeError as error:
-            raise WagerError(f"{option}: not valid JSON: {error}") from error
-        if not isinstance(value, dict):
-            raise WagerError(f"{option} must be a JSON object or name=amount pairs")
-        return value
+            value = loads(text)
+        except ValueError as error:
+            message = str(error).replace("key", "wager", 1)
+            raise WagerError(f"{option}: {message}") from error
+        for name, amount in value.items():
+            if isinstance(amount, bool) or not isinstance(amount, int):
+                raise WagerError(f"{option}: wager {name!r} must be a whole number of units, "
+                                 f"got {json.dumps(amount)}")
+        pairs = list(value.items())
+    else:
+        pairs = []
+        for pair in filter(None, (part.strip() for part in text.split(","))):
+            name, sep, amount = pair.partition("=")
+            if not sep or not re.fullmatch(r"\s*-?\d{1,18}\s*", amount):
+                raise WagerError(f"{option}: {pair!r} is not name=amount with a whole number")
+            pairs.append((name.strip(), int(amount)))
     wagers: dict[str, int] = {}
-    for pair in filter(None, (part.strip() for part in text.split(","))):
-        name, sep, amount = pair.partition("=")
-        if not sep or not re.fullmatch(r"\s*-?\d+\s*", amount):
-            raise WagerError(f"{option}: {pair!r} is not name=amount with a whole number")
-        wagers[name.strip()] = int(amount)
+    for name, amount in pairs:
+        if name in wagers:
+            raise WagerError(f"{option}: wager {name!r} is given twice")
+        wagers[name] = amount
     if not wagers:
         raise WagerError(f"{option}: no wagers given; write them as ante=10,flush=5")
     return wagers
@@ -128,10 +144,13 @@ def check_wagers(rules: Rules, wagers: Mapping[str, object]) -> dict[str, int]:
         if name not in rules.limits:
             raise WagerError(f"unknown wager {name!r} for {rules.id}; "
                              f"wagers are {', '.join(rules.wager_names)}")
-        if amount in (None, 0):
+        if amount is None:  # JSON null: not bet, as an absent wager
             continue
         if isinstance(amount, bool) or not isinstance(amount, int):
-            raise WagerError(f"wager {name} must be a whole number of units, got {amount!r}")
+            raise WagerError(f"wager {name} must be a whole number of units (0 = not bet), "
+                             f"got {json.dumps(amount) if _is_json(amount) else repr(amount)}")
+        if amount == 0:
+            continue
         limit = rules.limits[name]
         if amount < limit.min:
             raise WagerError(f"wager {name} of {amount} is below the minimum of {limit.min}")
@@ -147,6 +166,10 @@ def check_wagers(rules: Rules, wagers: Mapping[str, object]) -> dict[str, int]:
             raise WagerError(f"wagers flush ({flush}) and straight_flush ({straight}) must be "
                              f"equal when both are bet ({rules.id})")
     return checked
+
+
+def _is_json(value: object) -> bool:
+    return value is None or isinstance(value, bool | int | float | str | list | dict)
 
 
 def bonus_result(table: Mapping[int, int], count: int, stake: int) -> int:

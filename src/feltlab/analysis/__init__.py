@@ -7,14 +7,23 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import json
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from feltlab.analysis.model import Advice, ParSheet, Progress, WagerAnalysis
 from feltlab.cards import Card
-from feltlab.rules import FlushRules, HoldemStudRules, NineCardRules, Rules
+from feltlab.rules import (
+    MAX_RULES_BYTES,
+    FlushRules,
+    HoldemStudRules,
+    NineCardRules,
+    Rules,
+    parse_toml,
+    read_limited,
+)
 
 if TYPE_CHECKING:  # the game modules load Numba: import them only when used
     from feltlab.analysis.flush_strategy import Strategy as FlushStrategy
@@ -28,19 +37,22 @@ __all__ = ["Progress", "advise", "analyze", "evaluate_strategy", "load_strategy_
 
 
 def analyze(rules: Rules, progress: Progress | None = None) -> ParSheet:
-    """The exact PAR sheet of a rule set."""
+    """The exact PAR sheet of a rule set, with the rule set's fingerprint."""
+    sheet: ParSheet
     if isinstance(rules, FlushRules):
         import feltlab.analysis.flush as flush
 
-        return flush.analyze(rules, progress)
-    if isinstance(rules, HoldemStudRules):
+        sheet = flush.analyze(rules, progress)
+    elif isinstance(rules, HoldemStudRules):
         import feltlab.analysis.holdem as holdem
 
-        return holdem.analyze(rules, progress)
-    assert isinstance(rules, NineCardRules)
-    import feltlab.analysis.nine as nine
+        sheet = holdem.analyze(rules, progress)
+    else:
+        assert isinstance(rules, NineCardRules)
+        import feltlab.analysis.nine as nine
 
-    return nine.analyze(rules, progress)
+        sheet = nine.analyze(rules, progress)
+    return replace(sheet, fingerprint=rules.fingerprint, modified=rules.modified)
 
 
 def advise(rules: Rules, player: Sequence[Card], community: Sequence[Card] = (),
@@ -66,14 +78,39 @@ def advise(rules: Rules, player: Sequence[Card], community: Sequence[Card] = (),
     return nine.advise(rules, community, colour or "red")
 
 
+STRATEGY_KEYS: Mapping[str, frozenset[str]] = {
+    "high-card-flush": frozenset({"rule", "default"}),
+    "holdem-stud": frozenset({"street3", "street4", "street5"}),
+    "nine-card-flush": frozenset({"play_when"}),
+}
+"""The keys that tell each game's strategy files apart."""
+
+
+def read_strategy_text(rules: Rules, path: str | Path) -> str:
+    """A strategy file's text, refused (``ValueError`` naming the file) when it cannot be
+    read, is too large, or was made for another game or rule set: a file naming a rule
+    set in ``rules = "..."`` applies to that rule set only."""
+    text = read_limited(Path(path), MAX_RULES_BYTES, "strategy")
+    data = parse_toml(text, str(path))
+    game = data.get("game") if isinstance(data.get("game"), str) else next(
+        (name for name, keys in STRATEGY_KEYS.items() if keys & set(data)), rules.game)
+    if game != rules.game:
+        raise ValueError(f"{path} is a strategy for a {game} game, not for {rules.id} "
+                         f"({rules.game})")
+    made_for = data.get("rules", "")
+    if made_for and made_for != rules.id:
+        raise ValueError(f"{path} is a strategy for rule set {made_for!r}, not {rules.id!r}: "
+                         f"change or remove its rules = {json.dumps(made_for)} line to apply "
+                         "it anyway")
+    return text
+
+
 def load_strategy_file(rules: Rules, path: str | Path) -> Strategy:
     """The strategy in a TOML file, in the format of the rule set's game (see
     :mod:`feltlab.analysis.flush_strategy`, :mod:`feltlab.analysis.holdem_strategy` and
-    :func:`feltlab.analysis.nine.parse_nine_strategy`); errors name the field."""
-    try:
-        text = Path(path).read_text("utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        raise ValueError(f"cannot read strategy file {path}: {error}") from error
+    :func:`feltlab.analysis.nine.parse_nine_strategy`); errors name the field, and a file
+    made for another game or rule set is refused (:func:`read_strategy_text`)."""
+    text = read_strategy_text(rules, path)
     if isinstance(rules, FlushRules):
         from feltlab.analysis.flush_strategy import parse_strategy
 

@@ -27,9 +27,18 @@ from feltlab.analysis.report_text import (
     pays_text,
     percent,
 )
-from feltlab.cards import Card, ensure_count, ensure_distinct, format_cards, parse_cards
+from feltlab.cards import (
+    CARD_FORMAT,
+    Card,
+    ensure_count,
+    ensure_distinct,
+    format_cards,
+    parse_cards,
+)
+from feltlab.paths import check_output_file, check_output_folder
 from feltlab.rules import FlushRules, HoldemStudRules, NineCardRules, Rules, RulesError, load_rules
 from feltlab.settle import check_colour, check_wagers, parse_wagers
+from feltlab.terminal import output_console
 
 GAME_MODULES = {FlushRules: "flush", HoldemStudRules: "holdem", NineCardRules: "nine"}
 """The analysis module of each game, under ``feltlab.analysis``."""
@@ -44,7 +53,7 @@ def fail(message: str) -> NoReturn:
 
 
 def _stdout() -> Console:
-    return Console(highlight=False)
+    return output_console()
 
 
 def _load(rules_text: str) -> Rules:
@@ -114,6 +123,13 @@ def analyze_command(
 ) -> None:
     """The exact PAR sheet of a rule set: return tables, house edges, rates, strategy."""
     loaded = _load(rules)
+    try:
+        if html is not None:
+            check_output_file(html, "--html")
+        if csv is not None:
+            check_output_folder(csv, "--csv")
+    except ValueError as error:
+        fail(str(error))
     stakes: dict[str, int] | None = None
     if bets is not None:
         try:
@@ -219,7 +235,8 @@ def advice_table(advice: Advice) -> Table:
 def advise_command(
     rules: Annotated[str, typer.Argument(help="A rule-set id or TOML file.")],
     cards: Annotated[str, typer.Argument(
-        help="The player's cards (9 Card Flush: the 3 community cards).")] = "",
+        help=f"The player's cards (9 Card Flush: the 3 community cards): {CARD_FORMAT}.")
+    ] = "",
     community: Annotated[str | None, typer.Option(help="Community cards turned so far.")] = None,
     colour: Annotated[str | None, typer.Option(help="red or black (9 Card Flush).")] = None,
     bets: Annotated[str | None, typer.Option(
@@ -239,7 +256,7 @@ def advise_command(
     except ValueError as error:
         fail(str(error))
     if as_json:
-        typer.echo(json.dumps(advice.to_json(), indent=2))
+        typer.echo(json.dumps({**loaded.identity(), **advice.to_json()}, indent=2))
         return
     console = _stdout()
     console.print(advice_table(advice))
@@ -282,7 +299,7 @@ def solve_command(
 
 
 def _solution_json(solution: Solution) -> dict[str, Any]:
-    return {"rules": solution.rules.id, "wager": solution.wager, "method": solution.method,
+    return {**solution.rules.identity(), "wager": solution.wager, "method": solution.method,
             "line": solution.line, "target": float(solution.target),
             "house_edge": float(solution.house_edge),
             "house_edge_exact": str(solution.house_edge),

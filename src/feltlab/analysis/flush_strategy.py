@@ -44,7 +44,6 @@ from __future__ import annotations
 
 import json
 import re
-import tomllib
 from pathlib import Path
 from typing import Literal
 
@@ -52,7 +51,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from feltlab.cards import RANKS
 from feltlab.evaluators import RANK_BITS, describe_flush_value
-from feltlab.rules import describe_validation_error
+from feltlab.rules import describe_validation_error, parse_toml, validate_strict
 
 _ACTION = re.compile(r"^(fold|max|([1-9]|10)x)$")
 
@@ -174,13 +173,12 @@ class Strategy(BaseModel):
 def parse_strategy(text: str, origin: str = "<strategy>") -> Strategy:
     """Validate strategy TOML text; errors name the origin and the field."""
     try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as error:
-        raise StrategyError(f"{origin}: not valid TOML: {error}") from error
-    try:
-        return Strategy.model_validate(data)
+        return validate_strict(Strategy, parse_toml(text, origin))
     except ValidationError as error:
         raise StrategyError(f"{origin}: {describe_validation_error(error)}") from error
+    except ValueError as error:
+        raise StrategyError(str(error) if str(error).startswith(origin) else
+                            f"{origin}: {error}") from error
 
 
 def load_strategy(path: str | Path) -> Strategy:

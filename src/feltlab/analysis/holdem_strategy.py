@@ -22,7 +22,6 @@ community cards turned, together):
 from __future__ import annotations
 
 import itertools
-import tomllib
 from dataclasses import dataclass
 from functools import cache
 from typing import Literal
@@ -40,7 +39,7 @@ from feltlab.analysis.holdem_solver import (
     all_sets,
     binomials,
 )
-from feltlab.rules import describe_validation_error
+from feltlab.rules import describe_validation_error, parse_toml, validate_strict
 
 Feature = Literal["made", "points", "suited", "straight", "straight_flush", "bets"]
 CARD_FEATURES: tuple[Feature, ...] = ("made", "points", "suited", "straight", "straight_flush")
@@ -64,6 +63,7 @@ class StudStrategy(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
     game: Literal["holdem-stud"] = "holdem-stud"
+    rules: str = ""
     street3: tuple[StudRule, ...] = ()
     street4: tuple[StudRule, ...] = ()
     street5: tuple[StudRule, ...] = ()
@@ -75,12 +75,12 @@ class StudStrategy(BaseModel):
 def parse_strategy(text: str) -> StudStrategy:
     """A strategy from TOML text (see the module docstring)."""
     try:
-        return StudStrategy.model_validate(tomllib.loads(text))
-    except tomllib.TOMLDecodeError as error:
-        raise StrategyError(f"invalid Hold'em Stud strategy: not valid TOML: {error}") from error
+        return validate_strict(StudStrategy, parse_toml(text, "the strategy"))
     except ValidationError as error:
         raise StrategyError("invalid Hold'em Stud strategy: "
                             + describe_validation_error(error)) from error
+    except ValueError as error:
+        raise StrategyError(f"invalid Hold'em Stud strategy: {error}") from error
 
 
 def strategy_toml(strategy: StudStrategy) -> str:

@@ -136,6 +136,15 @@ class ParSheet:
     # (hand group, decision, share of all deals) under the optimal strategy, for charts
     strategy_map: tuple[tuple[str, str, Fraction], ...] = ()
     notes: tuple[str, ...] = ()
+    fingerprint: str = ""
+    modified: bool = False
+
+    @property
+    def rules_label(self) -> str:
+        """The id as shown to people (a modified built-in says so)."""
+        if self.modified:
+            return f"{self.rules_id} (modified, fingerprint {self.fingerprint[:12]})"
+        return self.rules_id
 
     def wager(self, name: str) -> WagerAnalysis:
         for wager in self.wagers:
@@ -144,7 +153,8 @@ class ParSheet:
         raise KeyError(name)
 
     def to_json(self) -> dict[str, Any]:
-        data: dict[str, Any] = {"rules": self.rules_id, "name": self.rules_name,
+        data: dict[str, Any] = {"rules": self.rules_id, "fingerprint": self.fingerprint,
+                                "modified": self.modified, "name": self.rules_name,
                                 "wagers": [wager.to_json() for wager in self.wagers],
                                 "notes": list(self.notes)}
         if self.strategy_card is not None:

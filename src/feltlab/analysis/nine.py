@@ -17,7 +17,6 @@ and C(13 - h, x_h) C(13 - d, x_d) C(26 - b, x_b) for the player's six.
 from __future__ import annotations
 
 import math
-import tomllib
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -38,7 +37,14 @@ from feltlab.analysis.model import (
     WagerAnalysis,
 )
 from feltlab.cards import COLOUR_SUITS, Card, ensure_count, ensure_distinct, format_cards
-from feltlab.rules import NineCardRules, PayTable, describe_validation_error, pays_for
+from feltlab.rules import (
+    NineCardRules,
+    PayTable,
+    describe_validation_error,
+    parse_toml,
+    pays_for,
+    validate_strict,
+)
 from feltlab.settle import WagerError, all9_sign, bonus_result, capped_shares, check_colour
 
 SUIT_SIZE = 13
@@ -143,6 +149,7 @@ class NineStrategy(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
     game: Literal["nine-card-flush"] = "nine-card-flush"
+    rules: str = ""
     play_when: tuple[dict[NineFeature, int], ...] = ()
 
     def plays(self, community: tuple[int, int, int]) -> bool:
@@ -154,12 +161,12 @@ class NineStrategy(BaseModel):
 
 def parse_nine_strategy(text: str) -> NineStrategy:
     try:
-        return NineStrategy.model_validate(tomllib.loads(text))
-    except tomllib.TOMLDecodeError as error:
-        raise ValueError(f"invalid 9 Card Flush strategy: not valid TOML: {error}") from error
+        return validate_strict(NineStrategy, parse_toml(text, "the strategy"))
     except ValidationError as error:
         raise ValueError("invalid 9 Card Flush strategy: "
                          + describe_validation_error(error)) from error
+    except ValueError as error:
+        raise ValueError(f"invalid 9 Card Flush strategy: {error}") from error
 
 
 def _all9_wager(rules: NineCardRules, plays: Callable[[tuple[int, int, int]], bool],

@@ -158,7 +158,7 @@ def render_html(sheet: ParSheet, capped: Mapping[str, Fraction] | None = None,
     """The PAR sheet as a complete HTML document (a string)."""
     title = f"PAR sheet: {sheet.rules_name}"
     body = [f"<h1>{escape(title)}</h1>",
-            f'<p class="subtitle">Rule set <code>{escape(sheet.rules_id)}</code>. Exact '
+            f'<p class="subtitle">Rule set <code>{escape(sheet.rules_label)}</code>. Exact '
             "figures from a full enumeration of the deals; house edge is the expected loss "
             "per unit of the wager (positive favours the house).</p>",
             f'<section class="block"><h2>Overview</h2>{overview_table(sheet)}</section>']

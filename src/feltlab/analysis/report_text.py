@@ -149,7 +149,7 @@ def strategy_map_table(sheet: ParSheet) -> Table:
 def par_sheet_renderable(sheet: ParSheet) -> RenderableType:
     """The whole PAR sheet as one Rich renderable."""
     parts: list[RenderableType] = [
-        Text(f"PAR sheet: {sheet.rules_name} ({sheet.rules_id})", style="bold"), Text("")]
+        Text(f"PAR sheet: {sheet.rules_name} ({sheet.rules_label})", style="bold"), Text("")]
     parts += [wager_renderable(wager) for wager in sheet.wagers]
     if sheet.strategy_card is not None:
         parts.append(strategy_renderable(sheet.strategy_card))

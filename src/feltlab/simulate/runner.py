@@ -19,6 +19,7 @@ from typing import Any
 import numba as nb
 from pydantic import ValidationError
 
+from feltlab.analysis import read_strategy_text
 from feltlab.rules import FlushRules, HoldemStudRules, NineCardRules, Rules
 from feltlab.settle import check_wagers
 from feltlab.simulate import TOTAL_UNIT, flush, holdem, kernel, nine
@@ -95,6 +96,7 @@ def load_strategy(rules: Rules, name: str) -> Strategy:
     if not path.is_file():
         raise ValueError(f"--strategy: {name!r} is not optimal, simple or a strategy file")
     try:
+        read_strategy_text(rules, path)  # made for this game and rule set
         if isinstance(rules, FlushRules):
             return flush.file_strategy(rules, path)
         if isinstance(rules, NineCardRules):

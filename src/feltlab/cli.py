@@ -33,15 +33,15 @@ INTERNAL_ERROR: Final = 70
 """Exit status of an unexpected failure (a bug), apart from refusals (2)."""
 
 
-def report_crash(error: BaseException) -> str:
-    """Write the traceback to a file and return one line saying where it is."""
+def report_crash(error: BaseException, argv: Sequence[str]) -> str:
+    """Write the command and the traceback to a file; return one line saying where."""
     text = "".join(traceback.format_exception(error))
     kind = type(error).__name__
     try:
         folder = user_cache_dir() / "errors"
         folder.mkdir(parents=True, exist_ok=True)
         path = folder / f"{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}.txt"
-        path.write_text(f"feltlab {' '.join(sys.argv[1:])}\n\n{text}", "utf-8")
+        path.write_text(f"feltlab {' '.join(argv)}\n\n{text}", "utf-8")
         where = f"details in {path}"
     except OSError:
         where = "the details could not be written"
@@ -74,6 +74,7 @@ class OneLineErrors(TyperGroup):
     def main(self, *args: Any, **kwargs: Any) -> Any:
         standalone_mode = kwargs.get("standalone_mode", True)
         kwargs["standalone_mode"] = False
+        kwargs["prog_name"] = "feltlab"  # also under python -m feltlab and test runners
         try:
             result = super().main(*args, **kwargs)
         except NoArgsIsHelpError as error:
@@ -92,7 +93,8 @@ class OneLineErrors(TyperGroup):
         except Exception as error:
             if _debug:
                 raise
-            typer.echo(report_crash(error), err=True)
+            argv = kwargs.get("args", args[0] if args else None)
+            typer.echo(report_crash(error, sys.argv[1:] if argv is None else argv), err=True)
             result = INTERNAL_ERROR
         if not standalone_mode:
             return result

@@ -44,6 +44,11 @@ MAX_MULTIPLE: Final = 10
 """Largest raise or street bet, in antes."""
 MAX_CAP: Final = 10**12
 """Largest aggregate payout cap, in units."""
+MAX_HAND_NET: Final = (2 + 3 * MAX_MULTIPLE) * MAX_WAGER * MAX_PAY
+"""The most one seat can win or lose on one hand under any valid rule set: no game has
+more than 2 + 3 x MAX_MULTIPLE wagers' worth of stakes in play (Hold'em Stud: the Ante,
+three street bets of up to MAX_MULTIPLE antes and the bonus), each paid at most MAX_PAY
+to 1 (3.2e12 units; ``tests/test_bounds.py`` shows every 64-bit sum built on it fits)."""
 MAX_RULES_BYTES: Final = 256 * 1024
 """Largest rule-set file read."""
 MAX_PATH_LENGTH: Final = 4096

@@ -16,7 +16,6 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -231,7 +230,17 @@ def test_flags(command: str, data: st.DataObject) -> None:
     refused_or_settled(run_cli(args, stdin=""))
 
 
-@pytest.mark.slow
-def test_longer_fuzz_run_is_documented() -> None:
-    readme = (Path(__file__).parent.parent / "README.md").read_text("utf-8")
-    assert "FELTLAB_FUZZ_EXAMPLES" in readme
+def test_the_readme_states_the_limits_the_code_enforces() -> None:
+    from feltlab import cards, jsonio, rules
+
+    readme = " ".join((Path(__file__).parent.parent / "README.md").read_text("utf-8").split())
+    stated = [f"nested at most {jsonio.MAX_DEPTH} deep",
+              f"numbers of at most {jsonio.MAX_NUMBER_DIGITS} characters",
+              f"{jsonio.MAX_ITEM_BYTES // 2**20} MiB per document or batch item",
+              f"rule files of at most {rules.MAX_RULES_BYTES // 1024} KiB",
+              f"card text of at most {cards.MAX_CARD_TEXT:,} characters",
+              f"pays up to {rules.MAX_PAY:,} to 1", f"wagers up to {rules.MAX_WAGER:,} units",
+              f"up to {rules.MAX_MULTIPLE} antes", f"caps up to {rules.MAX_CAP:,} units",
+              f"at most {rules.MAX_HAND_NET:,} units (`rules.MAX_HAND_NET`)",
+              "FELTLAB_FUZZ_EXAMPLES=", f"exits with status {INTERNAL_ERROR}"]
+    assert [phrase for phrase in stated if phrase not in readme] == []

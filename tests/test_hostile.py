@@ -69,6 +69,14 @@ def test_repeated_options_and_wagers_are_refused(args: list[str]) -> None:
     assert "twice" in line or "more than once" in line
 
 
+def test_control_characters_in_a_key_cannot_split_the_refusal(tmp_path: Path) -> None:
+    # Found by the long fuzz run: a TOML key "\r" printed raw made the refusal two lines.
+    path = tmp_path / "house.toml"
+    text = (RULESETS / "high-card-flush.toml").read_text("utf-8")
+    path.write_text(text.replace("[qualifier]", '[qualifier]\n"\\r\\n" = false'), "utf-8")
+    assert_refused(run_cli(["rules", str(path)]), "field qualifier.'\\r\\n': Extra inputs")
+
+
 def test_a_modified_builtin_is_marked_wherever_its_id_is_shown(tmp_path: Path) -> None:
     path = tmp_path / "house.toml"
     text = (RULESETS / "nh-flush-poker.toml").read_text("utf-8")

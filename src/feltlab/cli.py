@@ -13,7 +13,7 @@ import sys
 import time
 import traceback
 from collections.abc import Sequence
-from typing import Annotated, Any, Final, NoReturn
+from typing import Annotated, Any, Final
 
 import typer
 from rich.table import Table
@@ -27,7 +27,7 @@ from feltlab.paths import user_cache_dir
 from feltlab.rules import RulesError, builtin_ids, load_rules
 from feltlab.rulescard import rules_card
 from feltlab.settle import parse_wagers
-from feltlab.terminal import output_console
+from feltlab.terminal import fail, one_line, output_console
 
 INTERNAL_ERROR: Final = 70
 """Exit status of an unexpected failure (a bug), apart from refusals (2)."""
@@ -82,10 +82,11 @@ class OneLineErrors(TyperGroup):
             result = 2
         except UsageError as error:
             path = error.ctx.command_path if error.ctx else "feltlab"
-            typer.echo(f"error: {error.format_message()} (see '{path} --help')", err=True)
+            typer.echo(f"error: {one_line(error.format_message())} (see '{path} --help')",
+                       err=True)
             result = 2
         except ClickException as error:
-            typer.echo(f"error: {error.format_message()}", err=True)
+            typer.echo(f"error: {one_line(error.format_message())}", err=True)
             result = 2
         except (Abort, KeyboardInterrupt):
             typer.echo("Aborted.", err=True)
@@ -148,12 +149,6 @@ def main_options(
 ) -> None:
     global _debug
     _debug = _debug or debug
-
-
-def fail(message: str) -> NoReturn:
-    """One line on standard error, exit status 2, nothing on standard output."""
-    typer.echo(f"error: {message}", err=True)
-    raise typer.Exit(2)
 
 
 @app.command("rules")

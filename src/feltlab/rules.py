@@ -518,6 +518,13 @@ def parse_rules(text: str, origin: str = "<rules>") -> Rules:
 
 
 _INNER_KEY = re.compile(r"([a-z0-9_]+): (.*)", re.DOTALL)
+_PLAIN_KEY = re.compile(r"[A-Za-z0-9_-]+")
+
+
+def _field_part(part: str | int) -> str:
+    """A field name as written, or quoted when it is not a plain key (``'\\r'``, ``''``)."""
+    text = str(part)
+    return text if _PLAIN_KEY.fullmatch(text) else repr(text)
 
 
 def describe_validation_error(error: ValidationError, skip: int = 0) -> str:
@@ -525,7 +532,7 @@ def describe_validation_error(error: ValidationError, skip: int = 0) -> str:
     ``skip`` drops leading parts of each location (a wrapper model's field)."""
     problems = []
     for item in error.errors():
-        location = [str(part) for part in item["loc"][skip:]]
+        location = [_field_part(part) for part in item["loc"][skip:]]
         if location and location[0] in {"high-card-flush", "nine-card-flush", "holdem-stud"}:
             location = location[1:]  # the discriminator's tag
         message = item["msg"].removeprefix("Value error, ")

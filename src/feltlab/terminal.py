@@ -1,4 +1,4 @@
-"""The consoles commands print to.
+"""The consoles commands print to, and their one-line refusals.
 
 On a terminal, Rich fits output to the window. Sent to a file or a pipe, Rich would cut
 it to 80 columns and wrap table rows onto several lines; feltlab lays it out at
@@ -8,8 +8,9 @@ it to 80 columns and wrap table rows onto several lines; feltlab lays it out at
 from __future__ import annotations
 
 import os
-from typing import Final
+from typing import Final, NoReturn
 
+import typer
 from rich.console import Console
 
 PIPE_WIDTH: Final = 200
@@ -21,3 +22,21 @@ def output_console(stderr: bool = False) -> Console:
     if not console.is_terminal and "COLUMNS" not in os.environ:
         return Console(highlight=False, stderr=stderr, width=PIPE_WIDTH)
     return console
+
+
+def one_line(message: str) -> str:
+    r"""``message`` with every line break or other control character escaped, so that a
+    hostile value quoted in it can never split a refusal into several lines.
+
+    >>> one_line("field qualifier.\r: Extra inputs are not permitted")
+    'field qualifier.\\r: Extra inputs are not permitted'
+    """
+    return "".join(character if character.isprintable()
+                   else character.encode("unicode_escape").decode("ascii")
+                   for character in message)
+
+
+def fail(message: str) -> NoReturn:
+    """One line on standard error, exit status 2, nothing on standard output."""
+    typer.echo(f"error: {one_line(message)}", err=True)
+    raise typer.Exit(2)

@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from fractions import Fraction
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -38,18 +38,12 @@ from feltlab.cards import (
 from feltlab.paths import check_output_file, check_output_folder
 from feltlab.rules import FlushRules, HoldemStudRules, NineCardRules, Rules, RulesError, load_rules
 from feltlab.settle import check_colour, check_wagers, parse_wagers
-from feltlab.terminal import output_console
+from feltlab.terminal import fail, output_console
 
 GAME_MODULES = {FlushRules: "flush", HoldemStudRules: "holdem", NineCardRules: "nine"}
 """The analysis module of each game, under ``feltlab.analysis``."""
 
 ProgressCallback = Callable[[int, int], None]
-
-
-def fail(message: str) -> NoReturn:
-    """One line on standard error, exit status 2, nothing on standard output."""
-    typer.echo(f"error: {message}", err=True)
-    raise typer.Exit(2)
 
 
 def _stdout() -> Console:

@@ -42,6 +42,7 @@ import numba as nb
 import numpy as np
 import numpy.typing as npt
 
+import feltlab.cache as derived
 from feltlab.analysis import flush_kernels as fk
 from feltlab.analysis.flush_strategy import (
     Strategy,
@@ -64,6 +65,7 @@ from feltlab.evaluators import best_flush
 from feltlab.kernels import RUN_LENGTH
 from feltlab.rules import FlushRules, pays_for
 from feltlab.settle import FLUSH_BONUSES, capped_shares, check_wagers, flush_bonus_result
+from feltlab.status import notice, step
 
 Int64Array = npt.NDArray[np.int64]
 
@@ -111,12 +113,32 @@ def compute_cells(qualify: int, progress: Progress | None = None) -> Int64Array:
 
 
 def _cells(rules: FlushRules, progress: Progress | None = None) -> Int64Array:
+    """The cells for the rule set's qualifier: from this process, else from the
+    derived-data cache (:mod:`feltlab.cache`; they depend on the qualifier alone), else
+    enumerated."""
     qualify = rules.qualifier.threshold
     if qualify not in _cells_by_qualifier:
-        _cells_by_qualifier[qualify] = compute_cells(qualify, progress)
-    elif progress is not None:
+        def build() -> dict[str, Int64Array]:
+            with step("counting every deal (once per qualifier, then cached)",
+                      total=len(_player_classes()[0])) as advance:
+                def both(done: int, total: int) -> None:
+                    advance(done, total)
+                    if progress is not None:
+                        progress(done, total)
+                return {"cells": compute_cells(qualify, both)}
+
+        found = derived.load_or_build("flush-cells", f"qualifier {qualify}", build, notice)
+        cells = found["cells"]
+        if cells.shape != cell_shape() or cells.dtype != np.int64:
+            cells = build()["cells"]
+        _cells_by_qualifier[qualify] = cells
+    if progress is not None:
         progress(1, 1)
     return _cells_by_qualifier[qualify]
+
+
+def cell_shape() -> tuple[int, ...]:
+    return (len(fk.VALUES), fk.HAND_SIZE + 1, fk.CATEGORIES, fk.QUANTITIES)
 
 
 def clear_cache() -> None:

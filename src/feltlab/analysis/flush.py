@@ -101,11 +101,12 @@ def compute_cells(qualify: int, progress: Progress | None = None) -> Int64Array:
     """
     classes, weights = _player_classes()
     acc = fk.new_accumulator(max(1, nb.get_num_threads()) * CHUNKS_PER_THREAD)
+    qualifier_polys = fk.qualifier_polynomials(qualify)
     total = len(classes)
     for batch in range(BATCHES):
         start, stop = total * batch // BATCHES, total * (batch + 1) // BATCHES
-        fk.accumulate(classes, weights, start, stop, qualify, fk.BINOM, fk.VALUE_INDEX,
-                      RUN_LENGTH, acc)
+        fk.accumulate(classes, weights, start, stop, qualify, qualifier_polys, fk.BINOM,
+                      fk.VALUE_INDEX, RUN_LENGTH, acc)
         if progress is not None:
             progress(stop, total)
     cells: Int64Array = acc.sum(axis=0)
@@ -119,7 +120,7 @@ def _cells(rules: FlushRules, progress: Progress | None = None) -> Int64Array:
     qualify = rules.qualifier.threshold
     if qualify not in _cells_by_qualifier:
         def build() -> dict[str, Int64Array]:
-            with step("counting every deal (once per qualifier, then cached)",
+            with step(derived.kept("counting every deal"),
                       total=len(_player_classes()[0])) as advance:
                 def both(done: int, total: int) -> None:
                     advance(done, total)

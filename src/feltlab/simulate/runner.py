@@ -150,7 +150,7 @@ def optimal_strategy(rules: Rules) -> Strategy:
     key = rules.fingerprint
     if key not in _OPTIMAL:
         def build() -> dict[str, Any]:
-            with step("preparing the optimal strategy (once per rule set, then cached)"):
+            with step(cache.kept("preparing the optimal strategy")):
                 strategy = _game_module(rules).optimal_strategy(rules)
             return {name: getattr(strategy, name) for name in STRATEGY_ARRAYS}
 
@@ -170,7 +170,7 @@ def exact_edges(rules: Rules, strategy: Strategy, mistake_threshold: int,
                       sorted(stakes.items())])
 
     def build() -> dict[str, Any]:
-        with step("computing the exact values (once per rule set and bets, then cached)"):
+        with step(cache.kept("computing the exact house edges")):
             edges = derive_exact_edges(rules, strategy, mistake_threshold, stakes)
         return {"edges": cache.fractions_array(edges)}
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import tempfile
@@ -18,11 +19,18 @@ def numba_cache_dir(package: Path, base: Path) -> Path:
     kernel edited in one module could otherwise leave a stale compiled caller in another.
     Keying the whole cache on all the sources makes any edit start a fresh cache.
     """
+    return base / source_digest(package)
+
+
+@functools.cache
+def source_digest(package: Path) -> str:
+    """A hash (16 hex digits) of every source file's path and content under ``package``:
+    the code version that names the compiled-kernel and derived-data caches."""
     digest = hashlib.sha256()
     for path in sorted(package.rglob("*.py")):
         digest.update(path.relative_to(package).as_posix().encode())
         digest.update(path.read_bytes())
-    return base / digest.hexdigest()[:16]
+    return digest.hexdigest()[:16]
 
 
 def _writable(folder: Path) -> bool:

@@ -22,6 +22,7 @@ from typer._click.exceptions import ClickException, NoArgsIsHelpError, UsageErro
 from typer.core import TyperArgument, TyperGroup, TyperOption
 from typer.exceptions import Abort
 
+from feltlab.cache import NO_CACHE_ENV
 from feltlab.cards import CARD_FORMAT
 from feltlab.paths import user_cache_dir
 from feltlab.rules import RulesError, builtin_ids, load_rules
@@ -146,9 +147,14 @@ console = output_console()
 def main_options(
     debug: Annotated[bool, typer.Option(
         "--debug", help="Show the traceback of an unexpected failure.")] = False,
+    no_cache: Annotated[bool, typer.Option(
+        "--no-cache", help="Compute strategies and tables from scratch: neither read nor "
+                           "write the derived-data cache (same as FELTLAB_NO_CACHE=1).")] = False,
 ) -> None:
     global _debug
     _debug = _debug or debug
+    if no_cache:
+        os.environ[NO_CACHE_ENV] = "1"
 
 
 @app.command("rules")

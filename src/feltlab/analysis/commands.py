@@ -13,7 +13,6 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from feltlab.analysis import evaluate_strategy, load_strategy_file, with_strategy
@@ -38,6 +37,7 @@ from feltlab.cards import (
 from feltlab.paths import check_output_file, check_output_folder
 from feltlab.rules import FlushRules, HoldemStudRules, NineCardRules, Rules, RulesError, load_rules
 from feltlab.settle import check_colour, check_wagers, parse_wagers
+from feltlab.status import step
 from feltlab.terminal import fail, output_console
 
 GAME_MODULES = {FlushRules: "flush", HoldemStudRules: "holdem", NineCardRules: "nine"}
@@ -64,15 +64,14 @@ def game_module(rules: Rules) -> Any:
 
 @contextmanager
 def progress_bar(description: str, enabled: bool = True) -> Iterator[ProgressCallback]:
-    """A Rich progress bar on standard error, fed by a ``progress(done, total)`` callback."""
+    """A step of :mod:`feltlab.status`: shown on standard error (a Rich progress bar on a
+    terminal) once it has run for a second, fed by a ``progress(done, total)`` callback.
+    ``enabled=False`` keeps it silent."""
     if not enabled:
         yield lambda done, total: None
         return
-    bar = Progress(TextColumn("{task.description}"), BarColumn(), TaskProgressColumn(),
-                   TimeElapsedColumn(), console=Console(stderr=True), transient=True)
-    with bar:
-        task = bar.add_task(description, total=None)
-        yield lambda done, total: bar.update(task, completed=done, total=total)
+    with step(description) as advance:
+        yield advance
 
 
 def run_analysis(rules: Rules, show_progress: bool = True) -> ParSheet:

@@ -42,6 +42,7 @@ import numba as nb
 import numpy as np
 import numpy.typing as npt
 
+import feltlab.cache as derived
 from feltlab.analysis import flush_kernels as fk
 from feltlab.analysis.flush_strategy import (
     Strategy,
@@ -64,6 +65,7 @@ from feltlab.evaluators import best_flush
 from feltlab.kernels import RUN_LENGTH
 from feltlab.rules import FlushRules, pays_for
 from feltlab.settle import FLUSH_BONUSES, capped_shares, check_wagers, flush_bonus_result
+from feltlab.status import notice, step
 
 Int64Array = npt.NDArray[np.int64]
 
@@ -99,11 +101,12 @@ def compute_cells(qualify: int, progress: Progress | None = None) -> Int64Array:
     """
     classes, weights = _player_classes()
     acc = fk.new_accumulator(max(1, nb.get_num_threads()) * CHUNKS_PER_THREAD)
+    qualifier_polys = fk.qualifier_polynomials(qualify)
     total = len(classes)
     for batch in range(BATCHES):
         start, stop = total * batch // BATCHES, total * (batch + 1) // BATCHES
-        fk.accumulate(classes, weights, start, stop, qualify, fk.BINOM, fk.VALUE_INDEX,
-                      RUN_LENGTH, acc)
+        fk.accumulate(classes, weights, start, stop, qualify, qualifier_polys, fk.BINOM,
+                      fk.VALUE_INDEX, RUN_LENGTH, acc)
         if progress is not None:
             progress(stop, total)
     cells: Int64Array = acc.sum(axis=0)
@@ -111,12 +114,32 @@ def compute_cells(qualify: int, progress: Progress | None = None) -> Int64Array:
 
 
 def _cells(rules: FlushRules, progress: Progress | None = None) -> Int64Array:
+    """The cells for the rule set's qualifier: from this process, else from the
+    derived-data cache (:mod:`feltlab.cache`; they depend on the qualifier alone), else
+    enumerated."""
     qualify = rules.qualifier.threshold
     if qualify not in _cells_by_qualifier:
-        _cells_by_qualifier[qualify] = compute_cells(qualify, progress)
-    elif progress is not None:
+        def build() -> dict[str, Int64Array]:
+            with step(derived.kept("counting every deal"),
+                      total=len(_player_classes()[0])) as advance:
+                def both(done: int, total: int) -> None:
+                    advance(done, total)
+                    if progress is not None:
+                        progress(done, total)
+                return {"cells": compute_cells(qualify, both)}
+
+        found = derived.load_or_build("flush-cells", f"qualifier {qualify}", build, notice)
+        cells = found["cells"]
+        if cells.shape != cell_shape() or cells.dtype != np.int64:
+            cells = build()["cells"]
+        _cells_by_qualifier[qualify] = cells
+    if progress is not None:
         progress(1, 1)
     return _cells_by_qualifier[qualify]
+
+
+def cell_shape() -> tuple[int, ...]:
+    return (len(fk.VALUES), fk.HAND_SIZE + 1, fk.CATEGORIES, fk.QUANTITIES)
 
 
 def clear_cache() -> None:

@@ -253,27 +253,109 @@ def player_classes() -> tuple[npt.NDArray[np.uint16], npt.NDArray[np.uint8]]:
     return masks, weights
 
 
+def qualifier_polynomials(qualify: int) -> Int64Array:
+    """Per player suit mask (13 bits), the dealer's polynomial in that suit for the
+    qualifier: coefficient ``k`` counts the ``k``-subsets of the suit's free ranks whose
+    flush value is below ``qualify`` (the same for every hand, so computed once)."""
+    return _qualifier_polynomials(qualify, BINOM)
+
+
+@nb.njit(cache=True)
+def _qualifier_polynomials(qualify: int, binom: Int64Array) -> Int64Array:
+    table = np.zeros((FULL_SUIT + 1, HAND_SIZE + 1), dtype=np.int64)
+    for mask in range(FULL_SUIT + 1):
+        _suit_polynomial(FULL_SUIT & ~mask, qualify, binom, table[mask])
+    return table
+
+
+@nb.njit(cache=True, inline="always")
+def _suit_polynomial(free: int, threshold: int, binom: Int64Array, out: Int64Array) -> None:
+    """``out[k]``: the ``k``-subsets of the ranks in ``free`` with flush value below
+    ``threshold`` (as in :func:`count_less`, one suit)."""
+    length = threshold >> RANK_BITS
+    size = POPCOUNT64[free]
+    for k in range(HAND_SIZE + 1):
+        if k < length:
+            out[k] = binom[size, k] if k <= size else 0
+        elif k == length:
+            out[k] = _masks_below(free, length, threshold & FULL_SUIT, binom, POPCOUNT64)
+        else:
+            out[k] = 0
+
+
+@nb.njit(cache=True, inline="always")
+def _seventh(p0: Int64Array, p1: Int64Array, p2: Int64Array, p3: Int64Array,
+             low: Int64Array, high: Int64Array) -> int:
+    """Coefficient of ``x**7`` in ``p0 p1 p2 p3`` (polynomials of degree 7 at most):
+    ``low = p0 p1`` and ``high = p2 p3`` truncated, then one dot product."""
+    for total in range(HAND_SIZE + 1):
+        a = 0
+        b = 0
+        for k in range(total + 1):
+            a += p0[k] * p1[total - k]
+            b += p2[k] * p3[total - k]
+        low[total] = a
+        high[total] = b
+    result = 0
+    for k in range(HAND_SIZE + 1):
+        result += low[k] * high[HAND_SIZE - k]
+    return int(result)
+
+
+@nb.njit(cache=True, inline="always")
+def _class_counts(masks: Int64Array, value: int, qualify: int, qualifier_polys: Int64Array,
+                  binom: Int64Array, polys: Int64Array, low: Int64Array, high: Int64Array
+                  ) -> tuple[int, int, int, int]:
+    """:func:`dealer_counts` without allocating: the qualifier's suit polynomials come
+    from a table, and the thresholds ``value`` and ``value + 1`` share theirs (they
+    differ by one in coefficient ``length`` of each suit that holds every rank of the
+    player's flush)."""
+    not_qualified = _seventh(qualifier_polys[masks[0]], qualifier_polys[masks[1]],
+                             qualifier_polys[masks[2]], qualifier_polys[masks[3]], low, high)
+    worse = tie = 0
+    if value >= qualify:
+        length = value >> RANK_BITS
+        ranks = value & FULL_SUIT
+        for suit in range(4):
+            _suit_polynomial(FULL_SUIT & ~masks[suit], value, binom, polys[suit])
+        below = _seventh(polys[0], polys[1], polys[2], polys[3], low, high)
+        for suit in range(4):
+            if (ranks & masks[suit]) == 0:
+                polys[suit, length] += 1
+        tie = _seventh(polys[0], polys[1], polys[2], polys[3], low, high) - below
+        worse = below - not_qualified
+    better = DEALER_HANDS - not_qualified - worse - tie
+    return not_qualified, worse, tie, better
+
+
 @nb.njit(cache=True, parallel=True)
 def accumulate(classes: npt.NDArray[np.uint16], weights: npt.NDArray[np.uint8], start: int,
-               stop: int, qualify: int, binom: Int64Array, value_index: npt.NDArray[np.int32],
-               run_length: npt.NDArray[np.int8], acc: Int64Array) -> None:
+               stop: int, qualify: int, qualifier_polys: Int64Array, binom: Int64Array,
+               value_index: npt.NDArray[np.int32], run_length: npt.NDArray[np.int8],
+               acc: Int64Array) -> None:
     """Add classes ``start:stop`` into ``acc[chunk, value, straight run, category, quantity]``.
 
     Each chunk of the range goes to its own slice of ``acc`` (sum over axis 0 afterwards).
+    ``qualifier_polys`` is :func:`qualifier_polynomials` of ``qualify``.
     """
     chunks = acc.shape[0]
     span = stop - start
     for chunk in nb.prange(chunks):
         masks = np.zeros(4, dtype=np.int64)
+        polys = np.zeros((4, HAND_SIZE + 1), dtype=np.int64)
+        low = np.zeros(HAND_SIZE + 1, dtype=np.int64)
+        high = np.zeros(HAND_SIZE + 1, dtype=np.int64)
         for i in range(start + span * chunk // chunks, start + span * (chunk + 1) // chunks):
             run = 0
             for suit in range(4):
                 masks[suit] = classes[i, suit]
                 run = max(run, run_length[masks[suit]])
             weight = np.int64(weights[i])
-            not_qualified, worse, tie, better = dealer_counts(masks, qualify, binom)
+            value = flush_value_of_masks(masks)
+            not_qualified, worse, tie, better = _class_counts(
+                masks, value, qualify, qualifier_polys, binom, polys, low, high)
             category = category_of(not_qualified, worse, better)
-            cell = acc[chunk, value_index[flush_value_of_masks(masks)], run, category]
+            cell = acc[chunk, value_index[value], run, category]
             cell[HANDS] += weight
             cell[NOT_QUALIFIED] += weight * not_qualified
             cell[DEALER_WORSE] += weight * worse

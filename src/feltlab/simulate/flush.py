@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 from pathlib import Path
-from typing import Any, Final
+from typing import Final
 
 import numba as nb
 import numpy as np
@@ -240,14 +240,14 @@ def _optimal_from(decisions: analysis.OptimalDecisionTable) -> Strategy:
         return Strategy("optimal", table, optimal=True)
     masks, _ = fk.player_classes()
     keys, values = _exceptions_kernel(masks.astype(np.int64), table, decisions.qualify,
-                                      decisions.max_raise, fk.BINOM, fk.optimal_raise_of_masks)
+                                      decisions.max_raise, fk.BINOM)
     order = np.argsort(keys)
     return Strategy("optimal", table, keys=keys[order], values=values[order], optimal=True)
 
 
-@nb.njit(cache=False)
-def _exceptions_kernel(masks: I64, table: I8, qualify: int, max_raise: I64, binom: I64,
-                       decide: Any) -> tuple[U64, I8]:
+@nb.njit(cache=True)
+def _exceptions_kernel(masks: I64, table: I8, qualify: int, max_raise: I64,
+                       binom: I64) -> tuple[U64, I8]:
     count = 0
     flags = np.zeros(masks.shape[0], dtype=np.bool_)
     for i in range(masks.shape[0]):
@@ -267,7 +267,7 @@ def _exceptions_kernel(masks: I64, table: I8, qualify: int, max_raise: I64, bino
             for suit in range(4):
                 mask |= np.uint64(masks[i, suit]) << np.uint64(LANE * suit)
             keys[at] = canonical_key(mask)
-            values[at] = decide(masks[i], qualify, max_raise, binom)
+            values[at] = fk.optimal_raise_of_masks(masks[i], qualify, max_raise, binom)
             at += 1
     return keys, values
 

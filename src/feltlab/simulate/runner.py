@@ -8,17 +8,19 @@ result whatever the number of workers.
 
 from __future__ import annotations
 
+import json
 import time
 import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import numba as nb
 from pydantic import ValidationError
 
+import feltlab.cache as cache
 from feltlab.analysis import read_strategy_text
 from feltlab.rules import FlushRules, HoldemStudRules, NineCardRules, Rules
 from feltlab.settle import check_wagers
@@ -26,6 +28,7 @@ from feltlab.simulate import TOTAL_UNIT, flush, holdem, kernel, nine
 from feltlab.simulate.common import I64, STATS, Strategy
 from feltlab.simulate.rng import probability_threshold
 from feltlab.simulate.stats import WagerStats
+from feltlab.status import notice, step
 
 Progress = Callable[[int, int], None]
 """Called as ``progress(rounds_done, rounds_total)`` between batches of chunks."""
@@ -138,18 +141,44 @@ def check_strategy(rules: Rules, strategy: Strategy) -> None:
 
 
 _OPTIMAL: dict[str, Strategy] = {}
+STRATEGY_ARRAYS: Final = ("table", "table2", "table3", "keys", "values")
 
 
 def optimal_strategy(rules: Rules) -> Strategy:
-    """The analysis's optimal strategy as arrays (converted once per rule set and process)."""
-    key = rules.model_dump_json()
+    """The analysis's optimal strategy as arrays: derived once per rule set (fingerprint)
+    and kept in the derived-data cache (:mod:`feltlab.cache`)."""
+    key = rules.fingerprint
     if key not in _OPTIMAL:
-        _OPTIMAL[key] = _game_module(rules).optimal_strategy(rules)
+        def build() -> dict[str, Any]:
+            with step(cache.kept("preparing the optimal strategy")):
+                strategy = _game_module(rules).optimal_strategy(rules)
+            return {name: getattr(strategy, name) for name in STRATEGY_ARRAYS}
+
+        arrays = cache.load_or_build("optimal-strategy", key, build, notice)
+        _OPTIMAL[key] = Strategy("optimal", **{name: arrays[name] for name in STRATEGY_ARRAYS},
+                                 optimal=True)
     return _OPTIMAL[key]
 
 
 def exact_edges(rules: Rules, strategy: Strategy, mistake_threshold: int,
                 stakes: Mapping[str, int]) -> dict[str, Fraction]:
+    """:func:`derive_exact_edges`, kept in the derived-data cache for the optimal strategy
+    and the strategy card (a strategy file is derived again each run)."""
+    if not strategy.optimal and strategy.name != "simple":
+        return derive_exact_edges(rules, strategy, mistake_threshold, stakes)
+    key = json.dumps([rules.fingerprint, strategy.name, strategy.optimal, mistake_threshold,
+                      sorted(stakes.items())])
+
+    def build() -> dict[str, Any]:
+        with step(cache.kept("computing the exact house edges")):
+            edges = derive_exact_edges(rules, strategy, mistake_threshold, stakes)
+        return {"edges": cache.fractions_array(edges)}
+
+    return cache.fractions_of(cache.load_or_build("exact-edges", key, build, notice)["edges"])
+
+
+def derive_exact_edges(rules: Rules, strategy: Strategy, mistake_threshold: int,
+                       stakes: Mapping[str, int]) -> dict[str, Fraction]:
     """Every exact house edge the analysis gives for this rule set, strategy, mistake rate
     and these bets, ``total`` included (see :data:`TOTAL_UNIT`).
 

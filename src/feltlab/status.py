@@ -1,0 +1,167 @@
+"""What a command is doing while the user waits, and how long each part took.
+
+A command wraps each slow part in :func:`step` ("compiling the simulator", "preparing the
+optimal strategy", "simulating"). A step that is still running after :data:`DELAY`
+seconds shows itself on standard error: on a terminal as a Rich progress line (a bar
+when the step knows its total, a spinner otherwise, with the time elapsed), elsewhere as
+one plain line when it shows and one when it ends. Steps inside steps show the innermost
+label. Every step's time is recorded (:func:`timings`), so a report can say how long the
+one-time preparation took and what each time covers.
+
+>>> reset()
+>>> with step("adding") as advance:
+...     advance(1, 2)
+>>> [label for label, _ in timings()]
+['adding']
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Final
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    SpinnerColumn,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+)
+
+DELAY: Final = 1.0
+"""Seconds a step runs before it shows itself."""
+
+Advance = Callable[[int, int], None]
+
+
+@dataclass
+class _Step:
+    label: str
+    start: float = field(default_factory=time.perf_counter)
+    done: int = 0
+    total: int | None = None
+
+
+class _Display:
+    """The stderr view of the running steps (created once the first step has run long)."""
+
+    def __init__(self) -> None:
+        self.console = Console(stderr=True)
+        self.live = self.console.is_terminal
+        self.shown: list[str] = []
+        self.progress: Progress | None = None
+        self.task: TaskID | None = None
+        if self.live:
+            self.progress = Progress(SpinnerColumn(), TextColumn("{task.description}"),
+                                     BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                                     console=self.console, transient=True)
+            self.progress.start()
+            self.task = self.progress.add_task("", total=None)
+
+    def show(self, current: _Step) -> None:
+        if self.progress is not None and self.task is not None:
+            self.progress.update(self.task, description=current.label, total=current.total,
+                                 completed=current.done)
+        elif current.label not in self.shown:
+            self.shown.append(current.label)
+            print(f"feltlab: {current.label}...", file=sys.stderr, flush=True)
+
+    def finished(self, current: _Step, seconds: float) -> None:
+        if not self.live and current.label in self.shown:
+            print(f"feltlab: {current.label}: {seconds:.1f} s", file=sys.stderr, flush=True)
+
+    def close(self) -> None:
+        if self.progress is not None:
+            self.progress.stop()
+
+
+_lock = threading.RLock()
+_stack: list[_Step] = []
+_timings: list[tuple[str, float]] = []
+_display: _Display | None = None
+_timer: threading.Timer | None = None
+
+
+def _appear() -> None:
+    global _display
+    with _lock:
+        if _stack and _display is None:
+            _display = _Display()
+            for running in _stack:
+                _display.show(running)
+
+
+@contextmanager
+def step(label: str, total: int | None = None) -> Iterator[Advance]:
+    """Time the enclosed work under ``label``; show it on stderr if it runs long.
+
+    Yields ``advance(done, total)`` to move its progress bar."""
+    global _timer, _display
+    current = _Step(label, total=total)
+    with _lock:
+        _stack.append(current)
+        if len(_stack) == 1:
+            _timer = threading.Timer(DELAY, _appear)
+            _timer.daemon = True
+            _timer.start()
+        elif _display is not None:
+            _display.show(current)
+
+    def advance(done: int, whole: int) -> None:
+        with _lock:
+            current.done, current.total = done, whole
+            if _display is not None and _stack and _stack[-1] is current:
+                _display.show(current)
+
+    try:
+        yield advance
+    finally:
+        seconds = time.perf_counter() - current.start
+        with _lock:
+            _stack.remove(current)
+            if not _stack:  # a step inside a step is part of the outer one's time
+                _timings.append((label, seconds))
+            if _display is not None:
+                _display.finished(current, seconds)
+                if _stack:
+                    _display.show(_stack[-1])
+            if not _stack:
+                if _timer is not None:
+                    _timer.cancel()
+                if _display is not None:
+                    _display.close()
+                    _display = None
+
+
+def say(message: str) -> None:
+    """One line on stderr about the work under way (above any progress line)."""
+    with _lock:
+        if _display is not None and _display.progress is not None:
+            _display.progress.console.print(message, highlight=False)
+        else:
+            print(f"feltlab: {message}", file=sys.stderr, flush=True)
+
+
+def notice(message: str) -> None:
+    """Tell the user about something that was handled (a cache entry rebuilt...)."""
+    say(message)
+
+
+def timings() -> list[tuple[str, float]]:
+    """Every finished outermost step of this process as (label, seconds), in order."""
+    with _lock:
+        return list(_timings)
+
+
+def reset() -> None:
+    """Forget the recorded timings (a command calls it before its work)."""
+    with _lock:
+        _timings.clear()

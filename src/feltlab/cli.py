@@ -159,8 +159,14 @@ def fail(message: str) -> NoReturn:
 @app.command("rules")
 def rules_command(
     rules: Annotated[str | None, typer.Argument(help="A rule-set id or TOML file.")] = None,
+    markdown: Annotated[bool, typer.Option(
+        "--markdown", help="Print the rules document (docs/rules.md) as Markdown: every "
+        "built-in rule set, or the one given.")] = False,
 ) -> None:
     """List the rule sets, or print one as a rules card with its pay tables."""
+    if markdown:
+        _print_rules_document(rules)
+        return
     if rules is None:
         table = Table(title="Rule sets")
         table.add_column("id")
@@ -176,6 +182,16 @@ def rules_command(
         console.print(rules_card(load_rules(rules)))
     except RulesError as error:
         fail(str(error))
+
+
+def _print_rules_document(rules: str | None) -> None:
+    from feltlab.rulesdoc import rules_document
+
+    try:
+        chosen = None if rules is None else [load_rules(rules)]
+    except RulesError as error:
+        fail(str(error))
+    sys.stdout.write(rules_document(chosen))
 
 
 def _parse_streets(text: str) -> list[int]:

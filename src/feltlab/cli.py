@@ -207,10 +207,12 @@ def payout_command(
     rules: Annotated[str | None, typer.Option(help="Rule-set id or file (single hand).")] = None,
     wagers: Annotated[str | None, typer.Option(help="Wagers: ante=5,flush=5 or JSON.")] = None,
     player: Annotated[str | None, typer.Option(help=f"Player's cards: {CARD_FORMAT}.")] = None,
-    dealer: Annotated[str | None, typer.Option(help="Dealer's 7 cards (flush games).")] = None,
+    dealer: Annotated[str | None, typer.Option(
+        help="Dealer's 7 cards (flush games), same card format.")] = None,
     raise_: Annotated[int | None, typer.Option("--raise", help="Raise amount; 0 = fold.")] = None,
     colour: Annotated[str | None, typer.Option(help="red or black (9 Card Flush).")] = None,
-    community: Annotated[str | None, typer.Option(help="The 3 community cards.")] = None,
+    community: Annotated[str | None, typer.Option(
+        help="The 3 community cards, same card format.")] = None,
     play: Annotated[bool | None, typer.Option("--play/--fold", help="9 Card Flush.")] = None,
     streets: Annotated[str | None, typer.Option(help="Street bets made: 5,5,10.")] = None,
 ) -> None:

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from typing import Annotated, Any, Final, NoReturn
 
 import typer
+import typer.rich_utils
 from rich.table import Table
 from typer._click.core import Context  # click, vendored
 from typer._click.exceptions import ClickException, NoArgsIsHelpError, UsageError
@@ -112,7 +113,8 @@ class OneLineErrors(TyperGroup):
 
 def _conventional_help() -> None:
     """Typer 0.29 writes flags as ``--json <bool>`` and a required argument as ``{rules}``
-    in help; show flags bare and arguments in capitals, as Click always has."""
+    in help and ``'rules'`` in a missing-argument error; show flags bare and arguments in
+    capitals everywhere, as Click always has, and let later help paragraphs flow."""
     option_type = TyperOption.display_type_rich
 
     def flag_without_type(self: TyperOption, ctx: Context) -> str | None:
@@ -123,8 +125,32 @@ def _conventional_help() -> None:
         name = name if self.required else f"[{name}]"
         return name + ("..." if self.nargs != 1 else "")
 
+    def error_hint_in_capitals(self: TyperArgument) -> str:
+        return f"'{self.display_name_raw.upper()}'"
+
     TyperOption.display_type_rich = flag_without_type  # type: ignore[method-assign]
     TyperArgument._usage_display_name = argument_in_capitals  # type: ignore[method-assign]
+    TyperArgument.get_error_hint = error_hint_in_capitals  # type: ignore[method-assign,assignment]
+    typer.rich_utils._fix_linebreaks = _joined_paragraphs
+
+
+def _joined_paragraphs(paragraphs: list[str], markup_mode: object = None) -> str:
+    r"""A docstring's later paragraphs as flowing text: Typer 0.29 keeps their single line
+    breaks, so help wrapped to the terminal breaks mid-sentence as well. A line that starts
+    a list item or is indented keeps its break.
+
+    >>> _joined_paragraphs(["An\narray is read.", "- one\n- two"])
+    'An array is read.\n\n- one\n- two'
+    """
+    joined = []
+    for paragraph in paragraphs:
+        lines = paragraph.split("\n")
+        text = lines[0]
+        for line in lines[1:]:
+            keeps_break = line.startswith((" ", "-", "*", "\b")) or paragraph.startswith("\b")
+            text += ("\n" if keeps_break else " ") + line
+        joined.append(text)
+    return "\n\n".join(joined)
 
 
 _conventional_help()

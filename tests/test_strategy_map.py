@@ -96,3 +96,13 @@ def test_name_splits_says_the_rest_when_no_decision_holds_most() -> None:
                         ("g", "3x", Fraction(3, 10))], lambda group: "other cards")
     assert [row[0] for row in rows] == ["g, the rest", "g, when the other cards favour 1x",
                                         "g, when the other cards favour 3x"]
+
+
+def test_the_chart_shows_each_split_as_one_bar_of_its_decisions(sheet: ParSheet) -> None:
+    from feltlab.analysis.charts import whole_groups
+
+    bars = whole_groups(sheet.strategy_map)
+    of_part = {decision: share for group, decision, share in bars if group == BELOW}
+    assert set(of_part) == {"fold", "raise 1x"}
+    assert sum(share for _, _, share in bars) == 1
+    assert len({group for group, _, _ in bars}) == 18  # 2-7 cards, 3-card by high card, T cut

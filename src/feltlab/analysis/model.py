@@ -168,6 +168,21 @@ def name_splits(rows: Sequence[StrategyRow], rest: Callable[[str], str],
     return tuple(named)
 
 
+def unsplit_group(label: str) -> str:
+    """The hand group a row named by :func:`name_splits` belongs to (for charts, which
+    show a group's decisions side by side in one bar).
+
+    >>> unsplit_group("3-card flush, when the other 4 cards favour fold")
+    '3-card flush'
+    >>> unsplit_group("3-card flush, most hands"), unsplit_group("4-card flush")
+    ('3-card flush', '4-card flush')
+    """
+    for ending in (", most hands", ", the rest"):
+        if label.endswith(ending):
+            return label.removesuffix(ending)
+    return label.rsplit(", when the ", 1)[0]
+
+
 @dataclass(frozen=True)
 class ParSheet:
     rules_id: str

@@ -42,7 +42,8 @@ pay table, limit, raise size, qualifier and cap below is printed from the rule-s
 files that the engine, the exact analysis, the simulator and the payout calculator all
 read, so this page and the program cannot disagree. A casino that posts other numbers
 writes a rule-set file with them; `feltlab rules FILE --markdown` prints its rules in the
-same form.
+same form. Each rule set names the source it was written from: the casino's posted
+rules for the game (kept with the project's records, not in this repository).
 
 Every pay table is "N to 1": a winning wager returns the stake plus N times the stake.
 "Push" returns the stake and nothing more; "lose" means the stake is collected."""

@@ -181,3 +181,19 @@ def test_the_link_check_catches_what_it_should(tmp_path: Path) -> None:
     assert link_problem(readme, "docs/missing.md") == "a file that does not exist"
     assert link_problem(readme, "https://example.com") == "an address outside the repository"
     assert link_problem(readme, "docs/rules.md#common-to-every-game") is None
+
+
+def test_a_rule_set_file_of_ones_own_is_documented_the_same_way(tmp_path: Path) -> None:
+    text = (RULESETS / "high-card-flush.toml").read_text("utf-8")
+    mine = tmp_path / "mine.toml"
+    mine.write_text(text.replace('id = "high-card-flush"', 'id = "my-flush"')
+                    .replace("7 = 300", "7 = 250"), "utf-8")
+    document = run_cli(["rules", str(mine), "--markdown"]).stdout
+    assert "(`my-flush`)" in document and "| 7 | 250 to 1 |" in document
+    modified = tmp_path / "modified.toml"
+    modified.write_text(text.replace("7 = 300", "7 = 250"), "utf-8")
+    assert "(`high-card-flush (modified, fingerprint " in run_cli(
+        ["rules", str(modified), "--markdown"]).stdout
+    outcome = run_cli(["rules", str(tmp_path / "missing.toml"), "--markdown"])
+    assert outcome.exit_code == 2 and outcome.stdout == ""
+    assert outcome.stderr.startswith("error: no rule set")

@@ -107,3 +107,12 @@ def test_the_chart_shows_each_split_as_one_bar_of_its_decisions(sheet: ParSheet)
     assert sum(share for _, _, share in bars) == 1
     # 2-card, 3-card by high card 4 to A with T cut in two, 4- to 7-card: 1 + 12 + 4 bars
     assert len({group for group, _, _ in bars}) == 17
+
+
+@pytest.mark.parametrize("rules_id", ["high-card-flush-toledo", "nh-flush-poker"])
+def test_every_flush_rule_set_names_its_rows_apart(rules_id: str) -> None:
+    rules = load_rules(rules_id)
+    assert isinstance(rules, FlushRules)
+    rows = flush.analyze(rules).strategy_map
+    labels = [row[0] for row in rows]
+    assert len(labels) == len(set(labels)) and f"{BETTER}, most hands" in labels

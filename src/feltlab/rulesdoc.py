@@ -259,7 +259,7 @@ def _limits(rules: Rules) -> list[str]:
     rows = [[wager_title(name), f"{limit.min:,}", f"{limit.max:,}",
              "required" if name in rules.required_wagers else "optional"]
             for name, limit in rules.limits.items()]
-    return [*_table(["wager", "minimum", "maximum", ""], rows), ""]
+    return [*_table(["wager", "minimum", "maximum", "kind"], rows), ""]
 
 
 def _raise_text(rules: FlushRules, length: int) -> str:

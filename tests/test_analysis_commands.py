@@ -93,7 +93,7 @@ def test_analyze_writes_html_and_csv(progress_calls: list[tuple[int, int]],
         rows = list(csv.DictReader(handle))
     assert sum(int(row["count"]) for row in rows) == SEVEN_CARD_HANDS
     assert sorted(path.name for path in folder.iterdir()) == ["ante.csv", "flush.csv",
-                                                              "summary.csv"]
+                                                              "strategy.csv", "summary.csv"]
 
 
 def test_analyze_with_bets_shows_the_cap(progress_calls: list[tuple[int, int]],

@@ -315,3 +315,12 @@ def test_shipped_strategy_card_matches_derived() -> None:
     path = Path(feltlab.__file__).parent / "strategies" / "nh-holdem-stud.toml"
     shipped = parse_strategy(path.read_text("utf-8"))
     assert shipped == holdem.card_strategy(load_rules("nh-holdem-stud"))
+
+
+def test_every_strategy_map_row_is_named_by_the_hands_it_holds(nh_sheet: ParSheet) -> None:
+    labels = [row[0] for row in nh_sheet.strategy_map]
+    assert len(labels) == len(set(labels))
+    nothing = [row for row in nh_sheet.strategy_map if row[0].startswith("4th street: nothing")]
+    assert {row[1] for row in nothing} == {"fold", "1x", "3x"}
+    assert "4th street: nothing, most hands" in labels
+    assert "4th street: nothing, when the other cards (draws, high cards) favour fold" in labels

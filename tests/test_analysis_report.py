@@ -253,7 +253,8 @@ def test_html_report_renders_in_chromium(tmp_path: Path) -> None:
 def test_csv_files_carry_exact_counts_and_fractions(tmp_path: Path) -> None:
     sheet = fake_sheet()
     written = write_csv(sheet, tmp_path / "out")
-    assert [path.name for path in written] == ["summary.csv", "ante.csv", "flush.csv"]
+    assert [path.name for path in written] == ["summary.csv", "ante.csv", "flush.csv",
+                                               "strategy.csv"]
     with (tmp_path / "out" / "flush.csv").open(newline="") as handle:
         rows = list(csv.DictReader(handle))
     counts = longest_suit_counts()

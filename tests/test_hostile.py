@@ -143,7 +143,7 @@ def test_help_is_conventional_and_usage_errors_point_to_it() -> None:
     text = run_cli(["simulate", "--help"]).stdout
     assert "simulate [OPTIONS] RULES" in text
     assert "<bool>" not in text and "{rules}" not in text
-    assert_refused(run_cli(["simulate"]), "Missing argument 'rules'",
+    assert_refused(run_cli(["simulate"]), "Missing argument 'RULES'",
                    "see 'feltlab simulate --help'")
     for command in ("payout", "advise"):
         assert "A♠" in run_cli([command, "--help"]).stdout

@@ -26,3 +26,17 @@ def test_any_source_edit_moves_the_numba_cache(tmp_path: Path) -> None:
 def test_the_cache_folder_is_chosen_on_import() -> None:
     folder = Path(os.environ["NUMBA_CACHE_DIR"])
     assert folder.is_dir()
+
+
+def test_the_licence_is_declared_the_current_way() -> None:
+    """An SPDX expression and the licence file (setuptools stops building the old
+    ``license = {text = ...}`` table after 2027-02-18; ``.ci/check-build`` fails CI on any
+    build warning)."""
+    import tomllib
+
+    root = Path(__file__).resolve().parent.parent
+    project = tomllib.loads((root / "pyproject.toml").read_text("utf-8"))["project"]
+    assert project["license"] == "MIT"
+    for name in project["license-files"]:
+        assert "MIT License" in (root / name).read_text("utf-8")
+    assert "check-build" in (root / ".ci" / "run").read_text("utf-8")

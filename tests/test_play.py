@@ -418,3 +418,88 @@ def test_too_many_seats_is_refused() -> None:
     assert "--seats: high-card-flush has seats 1-6" in result.output
     with pytest.raises(ValueError, match="seats 1-7"):
         session("nh-holdem-stud", "", seats=8)
+
+
+# --- hints offer only the engine's legal options the bankroll can pay -------------------------
+
+def flat(output: str) -> str:
+    """The output with its line wrapping undone."""
+    return " ".join(output.split())
+
+
+THREE_CARD_FLUSH = "Ah Kh Qh 2s 3s 4d 5c  2c 3c 4c 5s 6s 7d 8d"
+
+
+def test_not_a_choice_offers_only_the_legal_raises_of_this_hand() -> None:
+    _, output = session("nh-flush-poker", "5\n0\n0\nzz\nf\nq\n", stacked(THREE_CARD_FLUSH))
+    assert "'zz' is not a choice: type f to fold, r to raise 1x (5)" in flat(output)
+    assert "2x" not in output and "3x" not in output
+    _, output = session("high-card-flush", "10\n0\n0\nzz\nf\nq\n", stacked(FIVE_CARD_FLUSH))
+    assert ("'zz' is not a choice: type f to fold, r to raise 1x (10), or 2x to raise that "
+            "many antes (20), or any amount 10-20") in flat(output)
+    assert "3x" not in output
+    _, output = session("nh-flush-poker", "5\n0\n0\nzz\nf\nq\n",
+                        stacked("As Ks Ah Kh Ad Kd Ac  2s 3s 4h 5h 6d 7d 8c"))
+    assert "'zz' is not a choice: type f to fold: this hand may only fold" in flat(output)
+    _, output = session("nh-holdem-stud", "2\n0\nzz\nf\nq\n")
+    assert "type f to fold, or 1x, 2x or 3x to bet that many antes (2, 4, 6)" in flat(output)
+    _, output = session("nine-card-flush", "\n1\n0\n0\n0\nzz\nf\nq\n")
+    assert "type f to fold or play to bet Play (1)" in flat(output)
+
+
+def test_the_hint_follows_the_rule_set_not_a_fixed_list() -> None:
+    rules = load_rules("nh-flush-poker").model_copy(update={"raise_multiples": {
+        2: 0, 3: 0, 4: 1, 5: 1, 6: 1, 7: 1}})
+    output = io.StringIO()
+    decks = stacked(THREE_CARD_FLUSH)
+    PlaySession(rules, Console(file=output, width=120), io.StringIO("5\n0\n0\nzz\nr\nf\nq\n"),
+                new_deck=decks.__next__).run()
+    text = output.getvalue()
+    assert "This hand may only fold. f = fold:" in text
+    assert "type f to fold: this hand may only fold" in text
+
+
+def test_a_bankroll_too_small_to_raise_is_warned_at_the_ante() -> None:
+    played, output = session("high-card-flush", "10\n0\n0\nzz\nr\nf\nq\n",
+                             stacked(FIVE_CARD_FLUSH), bankroll=12)
+    assert ("Warning: after this Ante, 2 is left in your bankroll, less than the 10 a raise "
+            "of 1x the Ante needs: this hand can only fold.") in flat(output)
+    assert output.index("Warning: after this Ante") < output.index("Your cards:")
+    assert "Not enough bankroll to raise (10 needed). f = fold:" in flat(output)
+    assert ("type f to fold: your bankroll cannot cover a raise (10 needed, 2 left), so this "
+            "hand may only fold") in flat(output)
+    assert "r = 1x" not in output
+    assert played.hands[0].seats[1].decisions == [0]
+    assert_consistent(played, output)
+
+
+def test_only_the_raises_the_bankroll_can_pay_are_offered() -> None:
+    played, output = session("high-card-flush", "10\n0\n0\nq\n", stacked(FIVE_CARD_FLUSH),
+                             bankroll=25)
+    assert "Warning" not in output
+    assert "f = fold; raise: r = 1x (10), or any amount 10-15:" in flat(output)
+    assert "2x (20)" not in output
+    assert_consistent(played, output)
+
+
+def test_a_bonus_that_leaves_too_little_is_warned_once() -> None:
+    _, output = session("high-card-flush", "10\n5\n5\nf\nq\n", stacked(FIVE_CARD_FLUSH),
+                        bankroll=24)
+    assert output.count("Warning:") == 1
+    assert "Warning: after this Flush bonus, 9 is left" in flat(output)
+
+
+def test_short_bankrolls_in_holdem_and_nine_card_flush() -> None:
+    played, output = session("nh-holdem-stud", "2\n0\nzz\n1x\nf\nq\n", bankroll=5)
+    assert ("Warning: after this Ante, 3 is left in your bankroll, less than the 6 a 1x street "
+            "bet on each of the 3 streets needs: the hand cannot be played to the end."
+            ) in flat(output)
+    assert "3rd street: f = fold, or bet 1x (2):" in flat(output)
+    assert "type f to fold, or 1x to bet that many antes (2)" in flat(output)
+    assert "4th street: not enough bankroll for a street bet (2 needed). f = fold:" in flat(output)
+    assert_consistent(played, output)
+    played, output = session("nine-card-flush", "\n1\n0\n0\n0\nplay\nf\nq\n", bankroll=1)
+    assert "this hand can only fold" in flat(output)
+    assert "Not enough bankroll for Play (1 needed). f = fold:" in flat(output)
+    assert "a Play of 1 needs more than the 0 left in your bankroll" in flat(output)
+    assert_consistent(played, output)

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from typing import Annotated, Any, Final
 
 import typer
+import typer.rich_utils
 from rich.table import Table
 from typer._click.core import Context  # click, vendored
 from typer._click.exceptions import ClickException, NoArgsIsHelpError, UsageError
@@ -114,7 +115,8 @@ class OneLineErrors(TyperGroup):
 
 def _conventional_help() -> None:
     """Typer 0.29 writes flags as ``--json <bool>`` and a required argument as ``{rules}``
-    in help; show flags bare and arguments in capitals, as Click always has."""
+    in help and ``'rules'`` in a missing-argument error; show flags bare and arguments in
+    capitals everywhere, as Click always has, and let later help paragraphs flow."""
     option_type = TyperOption.display_type_rich
 
     def flag_without_type(self: TyperOption, ctx: Context) -> str | None:
@@ -125,8 +127,32 @@ def _conventional_help() -> None:
         name = name if self.required else f"[{name}]"
         return name + ("..." if self.nargs != 1 else "")
 
+    def error_hint_in_capitals(self: TyperArgument) -> str:
+        return f"'{self.display_name_raw.upper()}'"
+
     TyperOption.display_type_rich = flag_without_type  # type: ignore[method-assign]
     TyperArgument._usage_display_name = argument_in_capitals  # type: ignore[method-assign]
+    TyperArgument.get_error_hint = error_hint_in_capitals  # type: ignore[method-assign,assignment]
+    typer.rich_utils._fix_linebreaks = _joined_paragraphs
+
+
+def _joined_paragraphs(paragraphs: list[str], markup_mode: object = None) -> str:
+    r"""A docstring's later paragraphs as flowing text: Typer 0.29 keeps their single line
+    breaks, so help wrapped to the terminal breaks mid-sentence as well. A line that starts
+    a list item or is indented keeps its break.
+
+    >>> _joined_paragraphs(["An\narray is read.", "- one\n- two"])
+    'An array is read.\n\n- one\n- two'
+    """
+    joined = []
+    for paragraph in paragraphs:
+        lines = paragraph.split("\n")
+        text = lines[0]
+        for line in lines[1:]:
+            keeps_break = line.startswith((" ", "-", "*", "\b")) or paragraph.startswith("\b")
+            text += ("\n" if keeps_break else " ") + line
+        joined.append(text)
+    return "\n\n".join(joined)
 
 
 _conventional_help()
@@ -160,8 +186,14 @@ def main_options(
 @app.command("rules")
 def rules_command(
     rules: Annotated[str | None, typer.Argument(help="A rule-set id or TOML file.")] = None,
+    markdown: Annotated[bool, typer.Option(
+        "--markdown", help="Print the rules document (docs/rules.md) as Markdown: every "
+        "built-in rule set, or the one given.")] = False,
 ) -> None:
     """List the rule sets, or print one as a rules card with its pay tables."""
+    if markdown:
+        _print_rules_document(rules)
+        return
     if rules is None:
         table = Table(title="Rule sets")
         table.add_column("id")
@@ -179,6 +211,16 @@ def rules_command(
         fail(str(error))
 
 
+def _print_rules_document(rules: str | None) -> None:
+    from feltlab.rulesdoc import rules_document
+
+    try:
+        chosen = None if rules is None else [load_rules(rules)]
+    except RulesError as error:
+        fail(str(error))
+    sys.stdout.write(rules_document(chosen))
+
+
 def _parse_streets(text: str) -> list[int]:
     try:
         return [int(part) for part in text.split(",") if part.strip()]
@@ -192,10 +234,12 @@ def payout_command(
     rules: Annotated[str | None, typer.Option(help="Rule-set id or file (single hand).")] = None,
     wagers: Annotated[str | None, typer.Option(help="Wagers: ante=5,flush=5 or JSON.")] = None,
     player: Annotated[str | None, typer.Option(help=f"Player's cards: {CARD_FORMAT}.")] = None,
-    dealer: Annotated[str | None, typer.Option(help="Dealer's 7 cards (flush games).")] = None,
+    dealer: Annotated[str | None, typer.Option(
+        help="Dealer's 7 cards (flush games), same card format.")] = None,
     raise_: Annotated[int | None, typer.Option("--raise", help="Raise amount; 0 = fold.")] = None,
     colour: Annotated[str | None, typer.Option(help="red or black (9 Card Flush).")] = None,
-    community: Annotated[str | None, typer.Option(help="The 3 community cards.")] = None,
+    community: Annotated[str | None, typer.Option(
+        help="The 3 community cards, same card format.")] = None,
     play: Annotated[bool | None, typer.Option("--play/--fold", help="9 Card Flush.")] = None,
     streets: Annotated[str | None, typer.Option(help="Street bets made: 5,5,10.")] = None,
 ) -> None:

@@ -49,5 +49,7 @@ def check_output_folder(path: Path, option: str) -> None:
     existing = path
     while not existing.exists():
         existing = existing.parent
+    if not existing.is_dir():
+        raise ValueError(f"{option}: cannot write into {path}: {existing} is a file")
     if not os.access(existing, os.W_OK):
         raise ValueError(f"{option}: cannot write into {path}: permission denied")

@@ -186,6 +186,7 @@ class PlaySession:
     colours: dict[int, str] = field(default_factory=dict)
     leaving: bool = False
     start_bankroll: int = field(init=False)
+    _warned_round: int = field(default=-1, init=False, repr=False)  # short-bankroll warning
 
     def __post_init__(self) -> None:
         if not 1 <= self.seats <= self.rules.seats:
@@ -339,7 +340,37 @@ class PlaySession:
                 continue
             state.apply(PlaceWager(seat, name, amount))
             self.defaults[seat, name] = amount
+            if amount:
+                self._warn_if_short(state, name)
             return
+
+    def _least_to_play_on(self, state: HandState) -> tuple[int, str]:
+        """What the seats with a hand need after the wagers to do more than fold: the
+        smallest raise, Play or street bets the rules ask, and what it is called."""
+        rules = self.rules
+        antes = [hand.wagers[rules.main_wager] for hand in state.seats.values()
+                 if rules.main_wager in hand.wagers]
+        if isinstance(rules, FlushRules):
+            return sum(antes), "a raise of 1x the Ante"
+        if isinstance(rules, NineCardRules):
+            return sum(antes), "the Play wager (equal to All 9)"
+        return sum(antes) * rules.streets, (f"a 1x street bet on each of the {rules.streets} "
+                                            "streets")
+
+    def _warn_if_short(self, state: HandState, name: str) -> None:
+        """Say, once a hand, when the wagers leave too little of the bankroll to play on."""
+        needed, what = self._least_to_play_on(state)
+        left = self.bankroll - self.at_risk(state)
+        if left >= needed or self._warned_round == self.hands_played:
+            return
+        can_only_fold = left < needed // (self.rules.streets
+                                          if isinstance(self.rules, HoldemStudRules) else 1)
+        outcome = ("this hand can only fold" if can_only_fold else
+                   "the hand cannot be played to the end")
+        self.console.print(Text(
+            f"Warning: after this {wager_title(name)}, {left:,} is left in your bankroll, "
+            f"less than the {needed:,} {what} needs: {outcome}.", style="bold yellow"))
+        self._warned_round = self.hands_played
 
     def _wager_problem(self, state: HandState, seat: int, name: str, amount: int,
                        required: bool) -> str | None:
@@ -402,24 +433,63 @@ class PlaySession:
         if isinstance(rules, NineCardRules):
             if answer in ("play", "b", "bet"):
                 return Play(seat)
-            return _not_a_choice(answer, "f to fold or play to bet Play")
+            return _not_a_choice(answer, self._choices_hint(state, seat))
         ante = wagers["ante"]
+        amount = parse_amount(answer, ante)
         if isinstance(rules, FlushRules):
             if answer in ("r", "raise"):
-                raises = state.legal_raises(seat)
+                raises = self.payable_raises(state, seat) or state.legal_raises(seat)
                 return Raise(seat, raises[0] if raises else ante)
-            amount = parse_amount(answer, ante)
             if amount is None:
-                return _not_a_choice(answer, "f to fold, r to raise 1x, 2x or 3x for a bigger "
-                                             "raise, or the amount of the raise")
+                return _not_a_choice(answer, self._choices_hint(state, seat))
             return Raise(seat, amount)
         if answer in ("b", "bet"):
             return Bet(seat, ante)
-        amount = parse_amount(answer, ante)
         if amount is None:
-            return _not_a_choice(answer, "f to fold, 1x, 2x or 3x to bet that many antes, or "
-                                         "the amount of the bet")
+            return _not_a_choice(answer, self._choices_hint(state, seat))
         return Bet(seat, amount)
+
+    def left_to_bet(self, state: HandState) -> int:
+        """The bankroll not yet on the table this round."""
+        return self.bankroll - self.at_risk(state)
+
+    def payable_raises(self, state: HandState, seat: int) -> range:
+        """The engine's legal raises for ``seat`` that the bankroll can pay."""
+        legal = state.legal_raises(seat)
+        return range(legal.start, min(legal.stop, self.left_to_bet(state) + 1), legal.step)
+
+    def payable_bets(self, state: HandState, seat: int) -> list[int]:
+        """The engine's legal street bets for ``seat`` that the bankroll can pay."""
+        return [bet for bet in state.legal_street_bets(seat) if bet <= self.left_to_bet(state)]
+
+    def _cannot_pay(self, state: HandState, least: int, what: str) -> str | None:
+        left = self.left_to_bet(state)
+        if least <= left:
+            return None
+        return (f"your bankroll cannot cover {what} ({least:,} needed, {left:,} left), so "
+                "this hand may only fold")
+
+    def _choices_hint(self, state: HandState, seat: int) -> str:
+        """What can be typed at this decision: only the options the engine allows for
+        this hand under these rules and the bankroll can pay."""
+        ante = state.seats[seat].wagers[self.rules.main_wager]
+        if isinstance(self.rules, NineCardRules):
+            short = self._cannot_pay(state, ante, "Play")
+            return f"f to fold ({short})" if short else f"f to fold or play to bet Play ({ante:,})"
+        if isinstance(self.rules, FlushRules):
+            legal = state.legal_raises(seat)
+            if not legal:
+                return "f to fold: this hand may only fold"
+            raises = self.payable_raises(state, seat)
+            if not raises:
+                return f"f to fold: {self._cannot_pay(state, legal[0], 'a raise')}"
+            return "f to fold, " + _raise_hint(raises, ante)
+        bets = self.payable_bets(state, seat)
+        if not bets:
+            return f"f to fold: {self._cannot_pay(state, ante, 'a street bet')}"
+        multiples = _either([f"{bet // ante}x" for bet in bets])
+        amounts = ", ".join(f"{bet:,}" for bet in bets)
+        return f"f to fold, or {multiples} to bet that many antes ({amounts})"
 
     def _decision_bankroll_problem(self, state: HandState, action: Action) -> str | None:
         if isinstance(action, Raise | Bet):
@@ -438,15 +508,23 @@ class PlaySession:
         rules = self.rules
         wagers = state.seats[seat].wagers
         if isinstance(rules, FlushRules):
-            raises = state.legal_raises(seat)
-            if not raises:
+            legal = state.legal_raises(seat)
+            if not legal:
                 return "This hand may only fold. f = fold: "
+            raises = self.payable_raises(state, seat)
+            if not raises:
+                return f"Not enough bankroll to raise ({legal[0]:,} needed). f = fold: "
             return f"f = fold; raise: {_raise_choices(raises, wagers['ante'])}: "
         if isinstance(rules, NineCardRules):
+            if self._cannot_pay(state, wagers["all9"], "Play"):
+                return f"Not enough bankroll for Play ({wagers['all9']:,} needed). f = fold: "
             return f"f = fold, play = bet Play ({wagers['all9']:,}): "
-        bets = state.legal_street_bets(seat)
-        multiples = "/".join(f"{k}x" for k in range(1, len(bets) + 1))
+        bets = self.payable_bets(state, seat)
         street = wager_title(STREET_NAMES[state.street])
+        if not bets:
+            return (f"{street}: not enough bankroll for a street bet ({wagers['ante']:,} "
+                    "needed). f = fold: ")
+        multiples = "/".join(f"{bet // wagers['ante']}x" for bet in bets)
         return f"{street}: f = fold, or bet {multiples} ({', '.join(map(str, bets))}): "
 
     # --- what the player sees -------------------------------------------------------------
@@ -578,6 +656,30 @@ class PlaySession:
 
 def _not_a_choice(answer: str, choices: str) -> str:
     return f"{answer!r} is not a choice: type {choices}" if answer else f"type {choices}"
+
+
+def _either(choices: list[str]) -> str:
+    """``'1x, 2x or 3x'``."""
+    return choices[0] if len(choices) == 1 else ", ".join(choices[:-1]) + " or " + choices[-1]
+
+
+def _raise_hint(raises: range, ante: int) -> str:
+    """The legal raises, for a hint after an answer that is not a choice.
+
+    >>> _raise_hint(range(10, 31), 10)
+    'r to raise 1x (10), or 2x or 3x to raise that many antes (20, 30), or any amount 10-30'
+    >>> _raise_hint(range(5, 6), 5)
+    'r to raise 1x (5)'
+    """
+    multiples = [amount for amount in raises if amount % ante == 0]
+    hint = f"r to raise 1x ({raises[0]:,})"
+    if len(multiples) > 1:
+        more = multiples[1:]
+        hint += (f", or {_either([f'{amount // ante}x' for amount in more])} to raise that "
+                 f"many antes ({', '.join(f'{amount:,}' for amount in more)})")
+    if len(multiples) < len(raises):
+        hint += f", or any amount {raises[0]:,}-{raises[-1]:,}"
+    return hint
 
 
 def _raise_choices(raises: range, ante: int) -> str:

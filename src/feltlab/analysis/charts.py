@@ -20,7 +20,7 @@ import matplotlib.pyplot as plt
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from feltlab.analysis.model import ParSheet, WagerAnalysis
+from feltlab.analysis.model import ParSheet, WagerAnalysis, unsplit_group
 from feltlab.analysis.report_text import SHARE_LABEL
 
 WIN_COLOUR = "#2e7d32"
@@ -135,11 +135,21 @@ def merged_strategy_map(strategy_map: StrategyMap) -> tuple[StrategyMap, bool]:
             for (prefix, decision), share in merged.items()], True
 
 
+def whole_groups(strategy_map: StrategyMap) -> StrategyMap:
+    """The map with the rows :func:`~feltlab.analysis.model.name_splits` named apart put
+    back into their group, one share per decision, so a group's bar shows its mix."""
+    shares: dict[tuple[str, str], Fraction] = {}
+    for group, decision, share in strategy_map:
+        key = (unsplit_group(group), decision)
+        shares[key] = shares.get(key, Fraction(0)) + share
+    return [(group, decision, share) for (group, decision), share in shares.items()]
+
+
 def strategy_chart(sheet: ParSheet) -> str | None:
     """For each hand group, the share of the hands on which each decision is optimal."""
     if not sheet.strategy_map:
         return None
-    strategy_map, merged = merged_strategy_map(sheet.strategy_map)
+    strategy_map, merged = merged_strategy_map(whole_groups(sheet.strategy_map))
     groups, decisions = _groups_and_decisions(strategy_map)
     share = {(group, decision): float(value) * 100 for group, decision, value in strategy_map}
     figure, axes = _figure(len(groups))

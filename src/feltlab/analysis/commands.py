@@ -230,7 +230,8 @@ def advise_command(
     cards: Annotated[str, typer.Argument(
         help=f"The player's cards (9 Card Flush: the 3 community cards): {CARD_FORMAT}.")
     ] = "",
-    community: Annotated[str | None, typer.Option(help="Community cards turned so far.")] = None,
+    community: Annotated[str | None, typer.Option(
+        help="Community cards turned so far, same card format.")] = None,
     colour: Annotated[str | None, typer.Option(help="red or black (9 Card Flush).")] = None,
     bets: Annotated[str | None, typer.Option(
         help="Hold'em Stud: street bets made so far, in antes, e.g. 1,3.")] = None,

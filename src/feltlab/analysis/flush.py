@@ -58,7 +58,9 @@ from feltlab.analysis.model import (
     ParSheet,
     Progress,
     StrategyCard,
+    StrategyRow,
     WagerAnalysis,
+    name_splits,
 )
 from feltlab.cards import RANKS, Card, ensure_count, ensure_distinct, format_cards
 from feltlab.evaluators import best_flush
@@ -322,12 +324,38 @@ def _hand_group(value: int) -> str:
     return f"{length}-card flush"
 
 
-def _strategy_map(cells: Int64Array,
-                  decisions: Int64Array) -> tuple[tuple[str, str, Fraction], ...]:
+def _split_groups(threshold: int | None) -> dict[int, str]:
+    """Each flush value's row name: its hand group, and, in the group the strategy card
+    cuts, which side of the card's hand it is on (``'3-card flush, high card T: T-8-6 or
+    better'``, ``'...: below T-8-6'``)."""
+    names = {int(value): _hand_group(int(value)) for value in fk.VALUES}
+    if threshold is None:
+        return names
+    group = _hand_group(threshold)
+    members = [value for value, name in names.items() if name == group]
+    if min(members) < threshold:  # the card's hand cuts the group in two
+        mask = threshold & fk.FULL_SUIT
+        ranks = format_ranks(tuple(rank for rank in range(13) if mask >> rank & 1))
+        for value in members:
+            names[value] = (f"{group}: {ranks} or better" if value >= threshold
+                            else f"{group}: below {ranks}")
+    return names
+
+
+def _other_cards(group: str) -> str:
+    """``'other 4 cards'`` for a group of 3-card flushes."""
+    return f"other {fk.HAND_SIZE - int(group.split('-', 1)[0])} cards"
+
+
+def _strategy_map(cells: Int64Array, decisions: Int64Array,
+                  threshold: int | None = None) -> tuple[StrategyRow, ...]:
+    """Share of all deals by hand group and optimal decision, each row named by the hands
+    it holds (``threshold``: the strategy card's hand, which names where a group splits)."""
     hands = cells[..., fk.HANDS].sum(axis=1)  # (value, category)
+    names = _split_groups(threshold)
     groups: dict[str, dict[int, int]] = {}
     for index, value in enumerate(fk.VALUES):
-        group = groups.setdefault(_hand_group(int(value)), {})
+        group = groups.setdefault(names[int(value)], {})
         for category in range(fk.CATEGORIES):
             count = int(hands[index, category])
             if count:
@@ -339,7 +367,12 @@ def _strategy_map(cells: Int64Array,
         for size in sorted(by_size):
             decision = "fold" if size == 0 else f"raise {size}x"
             rows.append((name, decision, Fraction(by_size[size], all_hands)))
-    return tuple(rows)
+    return name_splits(rows, _other_cards)
+
+
+def card_threshold(strategy: Strategy) -> int | None:
+    """The weakest hand a threshold strategy card raises (``None``: it never raises)."""
+    return min((rule.threshold for rule in strategy.rule), default=None)
 
 
 # Public API --------------------------------------------------------------------------------
@@ -371,7 +404,7 @@ def analyze(rules: FlushRules, progress: Progress | None = None) -> ParSheet:
         wagers=(main, _bonus_wager(rules, cells, optimal, "flush"),
                 _bonus_wager(rules, cells, optimal, "straight_flush")),
         strategy_card=card,
-        strategy_map=_strategy_map(cells, optimal),
+        strategy_map=_strategy_map(cells, optimal, card_threshold(card_strategy)),
         notes=tuple(notes),
     )
 

@@ -58,6 +58,7 @@ from feltlab.analysis.model import (
     Progress,
     StrategyCard,
     WagerAnalysis,
+    name_splits,
 )
 from feltlab.cards import RANKS, Card, CardError, ensure_count, ensure_distinct, format_cards
 from feltlab.evaluators import PokerHand, ThreeCardHand
@@ -209,7 +210,7 @@ def _strategy_map(solution: Solution, outcome: Outcome) -> list[tuple[str, str, 
                 if count:
                     result.append((f"{STREET_LABELS[level]}: {name}", _decision_name(bet),
                                    Fraction(count, outcome.total)))
-    return result
+    return list(name_splits(result, lambda group: "other cards (draws, high cards)"))
 
 
 def card_strategy(rules: HoldemStudRules) -> StudStrategy:

@@ -12,7 +12,7 @@ Counts are exact integers and every derived figure is an exact :class:`~fraction
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -125,6 +125,62 @@ class StrategyCard:
     @property
     def cost(self) -> Fraction:
         return self.house_edge - self.optimal_house_edge
+
+
+StrategyRow = tuple[str, str, Fraction]
+"""(hands, decision, share of all deals): one row of a PAR sheet's strategy map."""
+
+
+def name_splits(rows: Sequence[StrategyRow], rest: Callable[[str], str],
+                ) -> tuple[StrategyRow, ...]:
+    """The strategy map with every row named by the hands it holds: where one group of
+    hands has several optimal decisions (the decision depends on cards the group's name
+    does not mention), the most common decision's row says ``most hands`` (or ``the
+    rest``) and each other row says which hands it holds; ``rest(group)`` names the cards
+    that decide (``'other 4 cards'``).
+
+    >>> rows = name_splits([("3-card flush", "fold", Fraction(3, 10)),
+    ...                     ("3-card flush", "raise 1x", Fraction(1, 10)),
+    ...                     ("4-card flush", "raise 1x", Fraction(1, 5))],
+    ...                    lambda group: "other 4 cards")
+    >>> for row in rows:
+    ...     print(row[0])
+    3-card flush, most hands
+    3-card flush, when the other 4 cards favour raise 1x
+    4-card flush
+    """
+    by_group: dict[str, list[int]] = {}
+    for index, (group, _, _) in enumerate(rows):
+        by_group.setdefault(group, []).append(index)
+    named = list(rows)
+    for group, indices in by_group.items():
+        if len(indices) < 2:
+            continue
+        main = max(indices, key=lambda index: rows[index][2])
+        total = sum((rows[index][2] for index in indices), Fraction(0))
+        for index in indices:
+            _, decision, share = rows[index]
+            if index == main:
+                label = f"{group}, {'most hands' if 2 * share > total else 'the rest'}"
+            else:
+                label = f"{group}, when the {rest(group)} favour {decision}"
+            named[index] = (label, decision, share)
+    return tuple(named)
+
+
+def unsplit_group(label: str) -> str:
+    """The hand group a row named by :func:`name_splits` belongs to (for charts, which
+    show a group's decisions side by side in one bar).
+
+    >>> unsplit_group("3-card flush, when the other 4 cards favour fold")
+    '3-card flush'
+    >>> unsplit_group("3-card flush, most hands"), unsplit_group("4-card flush")
+    ('3-card flush', '4-card flush')
+    """
+    for ending in (", most hands", ", the rest"):
+        if label.endswith(ending):
+            return label.removesuffix(ending)
+    return label.rsplit(", when the ", 1)[0]
 
 
 @dataclass(frozen=True)

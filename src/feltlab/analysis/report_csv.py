@@ -1,4 +1,5 @@
-"""The PAR sheet as CSV files: one per wager (its return table) and a summary.
+"""The PAR sheet as CSV files: one per wager (its return table), a summary, and the
+optimal strategy by hand (``strategy.csv``, each row named by the hands it holds).
 
 Every figure is written twice: as a decimal, for spreadsheets, and as an exact fraction
 (``numerator/denominator``), for checking.
@@ -19,6 +20,8 @@ SUMMARY_COLUMNS = ("wager", "title", "total_deals", "house_edge", "house_edge_ex
                    "hit_frequency", "hit_frequency_exact", "std_dev", "element_of_risk",
                    "element_of_risk_exact", "average_total_wager", "average_total_wager_exact")
 SUMMARY_FILE = "summary.csv"
+STRATEGY_FILE = "strategy.csv"
+STRATEGY_COLUMNS = ("hands", "decision", "share", "share_exact")
 
 
 def wager_file_name(wager: WagerAnalysis) -> str:
@@ -60,6 +63,11 @@ def summary_row(wager: WagerAnalysis) -> dict[str, str]:
     return row
 
 
+def strategy_rows(sheet: ParSheet) -> list[dict[str, str]]:
+    return [{"hands": group, "decision": decision, "share": decimal(share, 15),
+             "share_exact": _fraction(share)} for group, decision, share in sheet.strategy_map]
+
+
 def _write(path: Path, columns: tuple[str, ...], rows: list[dict[str, str]]) -> None:
     with path.open("w", newline="", encoding="utf-8") as handle:
         writer = csv.DictWriter(handle, fieldnames=columns)
@@ -68,8 +76,9 @@ def _write(path: Path, columns: tuple[str, ...], rows: list[dict[str, str]]) -> 
 
 
 def write_csv(sheet: ParSheet, folder: Path) -> list[Path]:
-    """Write ``summary.csv`` and one ``<wager>.csv`` per wager into ``folder`` (created if
-    needed); return the paths written, summary first."""
+    """Write ``summary.csv``, one ``<wager>.csv`` per wager and, when the sheet has a
+    strategy map, ``strategy.csv`` into ``folder`` (created if needed); return the paths
+    written, summary first."""
     folder.mkdir(parents=True, exist_ok=True)
     summary = folder / SUMMARY_FILE
     _write(summary, SUMMARY_COLUMNS, [summary_row(wager) for wager in sheet.wagers])
@@ -77,5 +86,9 @@ def write_csv(sheet: ParSheet, folder: Path) -> list[Path]:
     for wager in sheet.wagers:
         path = folder / wager_file_name(wager)
         _write(path, LINE_COLUMNS, line_rows(wager))
+        written.append(path)
+    if sheet.strategy_map:
+        path = folder / STRATEGY_FILE
+        _write(path, STRATEGY_COLUMNS, strategy_rows(sheet))
         written.append(path)
     return written

@@ -1,0 +1,66 @@
+"""Every command's help and usage errors are conventional: flags without ``<bool>``,
+arguments in capitals (in the usage line and in errors), help text that flows, a missing
+argument pointing to the command's help, and a report destination checked before any
+computing."""
+
+from __future__ import annotations
+
+import itertools
+import re
+from pathlib import Path
+
+import pytest
+import typer
+
+import feltlab.analysis
+from conftest import assert_refused, run_cli
+from feltlab.cli import app
+
+COMMANDS = typer.main.get_command(app).commands  # type: ignore[attr-defined]
+BOX = re.compile(r"^\s*[│╭╰┃┏┗]")
+
+
+@pytest.mark.parametrize("name", sorted(COMMANDS))
+def test_help_shows_flags_bare_and_arguments_in_capitals(name: str) -> None:
+    text = run_cli([name, "--help"]).stdout
+    assert "<bool>" not in text and not re.search(r"\{[a-z_]+\}", text)
+    usage = re.search(r"Usage: feltlab (\S+) \[OPTIONS\]((?: \S+)*)", text)
+    assert usage is not None and usage[1] == name
+    for argument in usage[2].split():
+        assert argument.strip("[].") == argument.strip("[].").upper(), argument
+
+
+@pytest.mark.parametrize("name", sorted(COMMANDS))
+def test_help_paragraphs_flow(name: str) -> None:
+    """No sentence is broken early: a line of prose followed by more of the same
+    paragraph fills most of the 80 columns."""
+    lines = run_cli([name, "--help"]).stdout.splitlines()
+    for line, following in itertools.pairwise(lines):
+        if BOX.match(line) or BOX.match(following) or not following.strip():
+            continue
+        if line.strip() and not line.strip().startswith(("Usage:", "-", "•")):
+            assert len(line.rstrip()) > 50, f"{name}: {line!r} then {following!r}"
+
+
+@pytest.mark.parametrize("name", sorted(
+    name for name, command in COMMANDS.items()
+    if any(param.required and param.param_type_name == "argument" for param in command.params)))
+def test_a_missing_argument_names_it_and_points_to_help(name: str) -> None:
+    argument = next(param for param in COMMANDS[name].params
+                    if param.required and param.param_type_name == "argument")
+    assert_refused(run_cli([name]), f"Missing argument '{str(argument.name).upper()}'",
+                   f"see 'feltlab {name} --help'")
+
+
+def test_analyze_refuses_a_missing_folder_before_computing(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    def never(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the analysis ran before the destination was checked")
+
+    monkeypatch.setattr(feltlab.analysis, "analyze", never)
+    (tmp_path / "a-file").write_text("", "utf-8")
+    for option, target in (("--html", tmp_path / "missing" / "sheet.html"),
+                           ("--csv", tmp_path / "a-file" / "csv")):
+        outcome = run_cli(["analyze", "high-card-flush", option, str(target)])
+        assert outcome.exit_code == 2 and outcome.stdout == ""
+        assert outcome.stderr.startswith(f"error: {option}: cannot write"), outcome.stderr

@@ -65,6 +65,7 @@ from feltlab.engine import (
 from feltlab.evaluators import best_flush, colour_flush_count
 from feltlab.rules import FlushRules, HoldemStudRules, NineCardRules, Rules, RulesError, load_rules
 from feltlab.rulescard import rules_card, wager_title
+from feltlab.terminal import fail
 
 SUIT_STYLES = ("default", "red", "blue", "green")  # spades, hearts, diamonds, clubs
 HIGHLIGHT = "bold underline reverse"
@@ -713,9 +714,7 @@ def register(app: typer.Typer) -> None:
         try:
             rules = load_rules(ruleset)
         except RulesError as error:
-            typer.echo(f"error: {error}", err=True)
-            raise typer.Exit(2) from None
+            fail(str(error))
         if seats > rules.seats:
-            typer.echo(f"error: --seats: {rules.id} has seats 1-{rules.seats}", err=True)
-            raise typer.Exit(2)
+            fail(f"--seats: {rules.id} has seats 1-{rules.seats}")
         PlaySession(rules, Console(), sys.stdin, deck_source(seed), bankroll, seats).run()

@@ -6,9 +6,12 @@ import functools
 import hashlib
 import os
 import tempfile
+import time
 from pathlib import Path
 
 __version__ = "0.1.0"
+STARTED = time.perf_counter()
+"""When the package was first imported: the start of a command, for its timings."""
 
 
 def numba_cache_dir(package: Path, base: Path) -> Path:

@@ -9,8 +9,8 @@ label. Every step's time is recorded (:func:`timings`), so a report can say how 
 one-time preparation took and what each time covers.
 
 >>> reset()
->>> with step("adding") as advance:
-...     advance(1, 2)
+>>> with step("adding") as adding:
+...     adding(1, 2)
 >>> [label for label, _ in timings()]
 ['adding']
 """
@@ -20,7 +20,7 @@ from __future__ import annotations
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Final
@@ -39,15 +39,21 @@ from rich.progress import (
 DELAY: Final = 1.0
 """Seconds a step runs before it shows itself."""
 
-Advance = Callable[[int, int], None]
-
-
 @dataclass
-class _Step:
+class Step:
+    """A running step: call it as ``step(done, total)`` to move its bar; its ``label`` may
+    be changed (say, once it is known whether kernels were compiled or only loaded)."""
+
     label: str
     start: float = field(default_factory=time.perf_counter)
     done: int = 0
     total: int | None = None
+
+    def __call__(self, done: int, total: int) -> None:
+        with _lock:
+            self.done, self.total = done, total
+            if _display is not None and _stack and _stack[-1] is self:
+                _display.show(self)
 
 
 class _Display:
@@ -66,7 +72,7 @@ class _Display:
             self.progress.start()
             self.task = self.progress.add_task("", total=None)
 
-    def show(self, current: _Step) -> None:
+    def show(self, current: Step) -> None:
         if self.progress is not None and self.task is not None:
             self.progress.update(self.task, description=current.label, total=current.total,
                                  completed=current.done)
@@ -74,7 +80,7 @@ class _Display:
             self.shown.append(current.label)
             print(f"feltlab: {current.label}...", file=sys.stderr, flush=True)
 
-    def finished(self, current: _Step, seconds: float) -> None:
+    def finished(self, current: Step, seconds: float) -> None:
         if not self.live and current.label in self.shown:
             print(f"feltlab: {current.label}: {seconds:.1f} s", file=sys.stderr, flush=True)
 
@@ -84,7 +90,7 @@ class _Display:
 
 
 _lock = threading.RLock()
-_stack: list[_Step] = []
+_stack: list[Step] = []
 _timings: list[tuple[str, float]] = []
 _display: _Display | None = None
 _timer: threading.Timer | None = None
@@ -100,12 +106,12 @@ def _appear() -> None:
 
 
 @contextmanager
-def step(label: str, total: int | None = None) -> Iterator[Advance]:
+def step(label: str, total: int | None = None) -> Iterator[Step]:
     """Time the enclosed work under ``label``; show it on stderr if it runs long.
 
-    Yields ``advance(done, total)`` to move its progress bar."""
+    Yields the :class:`Step` (call it as ``step(done, total)`` to move its bar)."""
     global _timer, _display
-    current = _Step(label, total=total)
+    current = Step(label, total=total)
     with _lock:
         _stack.append(current)
         if len(_stack) == 1:
@@ -115,20 +121,14 @@ def step(label: str, total: int | None = None) -> Iterator[Advance]:
         elif _display is not None:
             _display.show(current)
 
-    def advance(done: int, whole: int) -> None:
-        with _lock:
-            current.done, current.total = done, whole
-            if _display is not None and _stack and _stack[-1] is current:
-                _display.show(current)
-
     try:
-        yield advance
+        yield current
     finally:
         seconds = time.perf_counter() - current.start
         with _lock:
             _stack.remove(current)
             if not _stack:  # a step inside a step is part of the outer one's time
-                _timings.append((label, seconds))
+                _timings.append((current.label, seconds))
             if _display is not None:
                 _display.finished(current, seconds)
                 if _stack:
@@ -159,6 +159,16 @@ def timings() -> list[tuple[str, float]]:
     """Every finished outermost step of this process as (label, seconds), in order."""
     with _lock:
         return list(_timings)
+
+
+def describe(timings: list[tuple[str, float]]) -> str:
+    """The steps' times as one phrase.
+
+    >>> describe([("compiling the simulator", 31.04), ("preparing the strategy", 0.2)])
+    'compiling the simulator 31.0 s, preparing the strategy 0.20 s'
+    """
+    return ", ".join(f"{label} {seconds:.1f} s" if seconds >= 10 else
+                     f"{label} {seconds:.2f} s" for label, seconds in timings)
 
 
 def reset() -> None:

@@ -66,14 +66,9 @@ def enabled() -> bool:
     return os.environ.get(NO_CACHE_ENV, "") in ("", "0")
 
 
-def kept(what: str) -> str:
-    """A step's label saying whether its result will be kept for later runs.
-
-    >>> import os; os.environ.pop(NO_CACHE_ENV, None) and None
-    >>> kept("preparing the strategy")
-    'preparing the strategy (once, then cached)'
-    """
-    return f"{what} (once, then cached)" if enabled() else what
+def kept() -> str:
+    """The note of a step whose result the cache keeps for later runs ("" when off)."""
+    return "once, then kept for later runs" if enabled() else ""
 
 
 def folder() -> Path:

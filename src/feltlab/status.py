@@ -48,6 +48,12 @@ class Step:
     start: float = field(default_factory=time.perf_counter)
     done: int = 0
     total: int | None = None
+    note: str = ""
+    """Shown beside the label while it runs (say, "once, then cached")."""
+
+    @property
+    def shown(self) -> str:
+        return f"{self.label} ({self.note})" if self.note else self.label
 
     def __call__(self, done: int, total: int) -> None:
         with _lock:
@@ -74,15 +80,16 @@ class _Display:
 
     def show(self, current: Step) -> None:
         if self.progress is not None and self.task is not None:
-            self.progress.update(self.task, description=current.label, total=current.total,
+            self.progress.update(self.task, description=current.shown, total=current.total,
                                  completed=current.done)
-        elif current.label not in self.shown:
-            self.shown.append(current.label)
-            print(f"feltlab: {current.label}...", file=sys.stderr, flush=True)
+        elif current.shown not in self.shown:
+            self.shown.append(current.shown)
+            print(f"feltlab: {current.shown}...", file=sys.stderr, flush=True)
 
     def finished(self, current: Step, seconds: float) -> None:
-        if not self.live and current.label in self.shown:
-            print(f"feltlab: {current.label}: {seconds:.1f} s", file=sys.stderr, flush=True)
+        if not self.live and current.shown in self.shown:
+            print(f"feltlab: {current.label}: done in {seconds:.1f} s", file=sys.stderr,
+                  flush=True)
 
     def close(self) -> None:
         if self.progress is not None:
@@ -92,6 +99,7 @@ class _Display:
 _lock = threading.RLock()
 _stack: list[Step] = []
 _timings: list[tuple[str, float]] = []
+_one_time: set[str] = set()
 _display: _Display | None = None
 _timer: threading.Timer | None = None
 
@@ -106,12 +114,12 @@ def _appear() -> None:
 
 
 @contextmanager
-def step(label: str, total: int | None = None) -> Iterator[Step]:
+def step(label: str, total: int | None = None, note: str = "") -> Iterator[Step]:
     """Time the enclosed work under ``label``; show it on stderr if it runs long.
 
     Yields the :class:`Step` (call it as ``step(done, total)`` to move its bar)."""
     global _timer, _display
-    current = Step(label, total=total)
+    current = Step(label, total=total, note=note)
     with _lock:
         _stack.append(current)
         if len(_stack) == 1:
@@ -129,6 +137,8 @@ def step(label: str, total: int | None = None) -> Iterator[Step]:
             _stack.remove(current)
             if not _stack:  # a step inside a step is part of the outer one's time
                 _timings.append((current.label, seconds))
+                if current.note:
+                    _one_time.add(current.label)
             if _display is not None:
                 _display.finished(current, seconds)
                 if _stack:
@@ -171,7 +181,14 @@ def describe(timings: list[tuple[str, float]]) -> str:
                      f"{label} {seconds:.2f} s" for label, seconds in timings)
 
 
+def one_time(label: str) -> bool:
+    """Whether the step was work done once and kept for later runs (it had a note)."""
+    with _lock:
+        return label in _one_time
+
+
 def reset() -> None:
     """Forget the recorded timings (a command calls it before its work)."""
     with _lock:
         _timings.clear()
+        _one_time.clear()

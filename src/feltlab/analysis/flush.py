@@ -120,7 +120,7 @@ def _cells(rules: FlushRules, progress: Progress | None = None) -> Int64Array:
     qualify = rules.qualifier.threshold
     if qualify not in _cells_by_qualifier:
         def build() -> dict[str, Int64Array]:
-            with step(derived.kept("counting every deal"),
+            with step("counting every deal", note=derived.kept(),
                       total=len(_player_classes()[0])) as advance:
                 def both(done: int, total: int) -> None:
                     advance(done, total)

@@ -19,7 +19,7 @@ from feltlab.rulescard import wager_title
 from feltlab.settle import WagerError, parse_wagers
 from feltlab.simulate import DEFAULT_HANDS_PER_HOUR, TOTAL_UNIT
 from feltlab.simulate.limits import BANKROLL_HANDS, check_range, check_session, check_simulate
-from feltlab.status import describe, reset, timings
+from feltlab.status import describe, one_time, reset, timings
 from feltlab.terminal import output_console
 
 if TYPE_CHECKING:  # the simulator loads Numba: import it only when a command runs
@@ -70,7 +70,7 @@ def _simulate_table(result: SimulationResult) -> Table:
                         f"{setup.seats} seat(s), strategy {setup.strategy.name}, "
                         f"seed {result.seed}",
                   caption="house edges in %, per unit of each wager;\ntotal: "
-                          f"{TOTAL_UNIT}:\n" + " + ".join(setup.bets)
+                          f"{TOTAL_UNIT}:\n" + " + ".join(map(wager_title, setup.bets))
                           + f" = {sum(setup.bets.values())} units",
                   box=box.SIMPLE_HEAD, pad_edge=False, min_width=78)
     for column in ("wager", "edge %", "s.e.", "95% interval", "hit %", "exact %", "z"):
@@ -113,11 +113,14 @@ def timings_text(work: str, seconds: float, rate: str) -> str:
     preparation = [(label, spent) for label, spent in timings() if label != work]
     lines = [f"{work}: {seconds:.2f} s, {rate} (the compiled kernel only)"]
     if preparation:
-        prepared = sum(spent for _, spent in preparation)
-        one_time = any("first run" in label or "then cached" in label
-                       for label, _ in preparation)
-        kind = "one-time preparation (kept for later runs)" if one_time else "preparation"
-        lines.append(f"{kind}: {prepared:.2f} s ({describe(preparation)})")
+        once = [(label, spent) for label, spent in preparation if one_time(label)]
+        every = [(label, spent) for label, spent in preparation if not one_time(label)]
+        if once:
+            lines.append(f"one-time preparation, kept for later runs: "
+                         f"{sum(spent for _, spent in once):.2f} s ({describe(once)})")
+        if every:
+            lines.append(f"preparation: {sum(spent for _, spent in every):.2f} s "
+                         f"({describe(every)})")
     lines.append(f"whole command so far: {time.perf_counter() - STARTED:.2f} s "
                  "(Python start-up and everything above)")
     return "\n".join(lines)
@@ -174,16 +177,16 @@ def _session_table(result: SessionResult) -> Table:
     default = (f" (the default: {BANKROLL_HANDS} hands at the most one hand can cost, "
                f"{result.setup.most_at_risk:,})" if result.bankroll_is_default else "")
     table = Table(title=f"{result.setup.rules.name} ({result.setup.rules.label}): "
-                        f"{result.sessions:,} sessions of up to {result.hands:,} hands, "
-                        f"bankroll {result.bankroll:,}{default}",
-                  caption=f"bets each hand: {_bets_text(result.setup.bets)}"
-                          + (" (every wager at its table minimum; change with --bets)"
-                             if result.bets_are_default else "")
-                          + f"; strategy {result.setup.strategy.name}; results in units, "
-                            "+ = the player wins",
-                  box=box.SIMPLE_HEAD, pad_edge=False)
+                        f"{result.sessions:,} sessions of up to {result.hands:,} hands",
+                  caption="results in units: + the player wins, - the player loses",
+                  box=box.SIMPLE_HEAD, pad_edge=False, min_width=60)
     table.add_column("figure")
-    table.add_column("value", justify="right")
+    table.add_column("value")
+    table.add_row("bankroll", f"{result.bankroll:,}{default}")
+    table.add_row("bets each hand", _bets_text(result.setup.bets)
+                  + (" (each wager's table minimum; change with --bets)"
+                     if result.bets_are_default else ""))
+    table.add_row("strategy", result.setup.strategy.name)
     table.add_row("chance of ruin (cannot cover the next hand)",
                   f"{100 * data['ruin_probability']:.2f}%")
     table.add_row("chance of doubling the bankroll", f"{100 * data['double_probability']:.2f}%")
@@ -193,11 +196,12 @@ def _session_table(result: SessionResult) -> Table:
                   "n/a" if theoretical is None else f"{theoretical:,.2f}")
     table.add_row("casino's win an hour in these sessions",
                   f"{data['observed_win_per_hour']:,.2f}")
-    for title, group in (("result", "result_percentiles"),
-                         ("largest drawdown", "max_drawdown_percentiles")):
-        for key, value in data[group].items():
-            table.add_row(f"{title}, {key[1:]}th percentile", f"{value:+,.0f}"
-                          if group == "result_percentiles" else f"{value:,.0f}")
+    points = ", ".join(key[1:] for key in data["result_percentiles"])
+    table.add_row(f"session results, percentiles {points}",
+                  " ".join(f"{value:+,.0f}" for value in data["result_percentiles"].values()))
+    table.add_row(f"largest drawdowns, percentiles {points}",
+                  " ".join(f"{value:,.0f}" for value in
+                           data["max_drawdown_percentiles"].values()))
     return table
 
 

@@ -151,7 +151,7 @@ def optimal_strategy(rules: Rules) -> Strategy:
     key = rules.fingerprint
     if key not in _OPTIMAL:
         def build() -> dict[str, Any]:
-            with step(cache.kept("preparing the optimal strategy")):
+            with step("preparing the optimal strategy", note=cache.kept()):
                 strategy = _game_module(rules).optimal_strategy(rules)
             return {name: getattr(strategy, name) for name in STRATEGY_ARRAYS}
 
@@ -171,7 +171,7 @@ def exact_edges(rules: Rules, strategy: Strategy, mistake_threshold: int,
                       sorted(stakes.items())])
 
     def build() -> dict[str, Any]:
-        with step(cache.kept("computing the exact house edges")):
+        with step("computing the exact house edges", note=cache.kept()):
             edges = derive_exact_edges(rules, strategy, mistake_threshold, stakes)
         return {"edges": cache.fractions_array(edges)}
 
@@ -315,11 +315,11 @@ def available_threads(workers: int | None) -> int:
 def load_kernels(setup: Setup, seed: int) -> None:
     """Load the compiled simulator, compiling it if this code has never run here (its
     time is reported apart from the simulation's)."""
-    with step("compiling the simulator (first run only, then cached)") as loading:
+    with step("compiling the simulator", note="first run only, then kept") as loading:
         run_chunks(setup, seed, 0, 1, 1)
         compiled = kernel.simulate_chunks.stats.cache_misses
         if not compiled:
-            loading.label = "loading the compiled simulator"
+            loading.label, loading.note = "loading the compiled simulator", ""
 
 
 def warn_if_long(done: int, total: int, seconds: float, what: str) -> None:

@@ -279,11 +279,11 @@ def run_sessions(setup: Setup, bankroll: int | None, hands: int, sessions: int, 
 
 def load_session_kernel(setup: Setup, seed: int, bankroll: int) -> None:
     """Load (or the first time, compile) the session kernel, timed apart."""
-    with step("compiling the session simulator (first run only, then cached)") as loading:
+    with step("compiling the session simulator", note="first run only, then kept") as loading:
         kernel.sessions(setup.game, seed, SESSION_STREAMS, 1, 1, bankroll, setup.most_at_risk,
                         1, 1, len(setup.wager_names), *setup.arrays)
         if not kernel.sessions.stats.cache_misses:
-            loading.label = "loading the compiled session simulator"
+            loading.label, loading.note = "loading the compiled session simulator", ""
 
 
 # Plots and the HTML report ----------------------------------------------------------------

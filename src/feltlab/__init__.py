@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import os
 import tempfile
@@ -25,7 +24,6 @@ def numba_cache_dir(package: Path, base: Path) -> Path:
     return base / source_digest(package)
 
 
-@functools.cache
 def source_digest(package: Path) -> str:
     """A hash (16 hex digits) of every source file's path and content under ``package``:
     the code version that names the compiled-kernel and derived-data caches."""

@@ -31,6 +31,7 @@ feltlab.cache.StaleOrCorrupt: stale (key differs)
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import io
 import json
@@ -56,6 +57,7 @@ Arrays = dict[str, npt.NDArray[Any]]
 Notice = Callable[[str], None]
 
 
+@functools.cache
 def code_version() -> str:
     """A hash of every source file of the package (16 hex digits), as Numba's cache."""
     return source_digest(Path(__file__).parent)

@@ -179,3 +179,29 @@ def test_workers_are_used_as_given() -> None:
     one = simulate(setup, 100_000, seed=4, workers=1)
     every = simulate(setup, 100_000, seed=4, workers=most_workers())
     assert [w.net_sum for w in one.wagers] == [w.net_sum for w in every.wagers]
+
+
+def test_a_long_run_says_so_before_it_goes_on(monkeypatch: pytest.MonkeyPatch,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    from feltlab.simulate import runner
+
+    monkeypatch.setattr(runner, "LONG_RUN_SECONDS", 0.0)
+    setup = prepare(load_rules("nine-card-flush"), with_exact=False)
+    simulate(setup, 300_000, seed=1)
+    assert "300,000 rounds will take about" in capsys.readouterr().err
+
+
+def test_a_step_over_a_second_shows_itself_on_stderr(monkeypatch: pytest.MonkeyPatch,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    import time
+
+    from feltlab import status
+
+    monkeypatch.setattr(status, "DELAY", 0.05)
+    status.reset()
+    with status.step("waiting", note="once") as waiting:
+        time.sleep(0.2)
+        waiting(1, 2)
+    err = capsys.readouterr().err
+    assert "feltlab: waiting (once)..." in err and "feltlab: waiting: done in" in err
+    assert status.timings()[0][0] == "waiting" and status.one_time("waiting")

@@ -31,10 +31,12 @@ from rich.progress import (
     MofNCompleteColumn,
     Progress,
     SpinnerColumn,
+    Task,
     TaskID,
     TextColumn,
     TimeElapsedColumn,
 )
+from rich.text import Text
 
 DELAY: Final = 1.0
 """Seconds a step runs before it shows itself."""
@@ -62,6 +64,13 @@ class Step:
                 _display.show(self)
 
 
+class _Count(MofNCompleteColumn):
+    """``done/total``, or nothing while the total is unknown (a spinner alone)."""
+
+    def render(self, task: Task) -> Text:
+        return Text("") if task.total is None else super().render(task)
+
+
 class _Display:
     """The stderr view of the running steps (created once the first step has run long)."""
 
@@ -73,7 +82,7 @@ class _Display:
         self.task: TaskID | None = None
         if self.live:
             self.progress = Progress(SpinnerColumn(), TextColumn("{task.description}"),
-                                     BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                                     BarColumn(), _Count(), TimeElapsedColumn(),
                                      console=self.console, transient=True)
             self.progress.start()
             self.task = self.progress.add_task("", total=None)
@@ -87,7 +96,11 @@ class _Display:
             print(f"feltlab: {current.shown}...", file=sys.stderr, flush=True)
 
     def finished(self, current: Step, seconds: float) -> None:
-        if not self.live and current.shown in self.shown:
+        """A step that was shown leaves one line saying how long it took."""
+        if self.progress is not None:
+            self.progress.console.print(f"[green]✓[/green] {current.label}: done in "
+                                        f"{seconds:.1f} s", highlight=False)
+        elif current.shown in self.shown:
             print(f"feltlab: {current.label}: done in {seconds:.1f} s", file=sys.stderr,
                   flush=True)
 

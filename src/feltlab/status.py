@@ -23,7 +23,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Final
+from typing import Any, Final
 
 from rich.console import Console
 from rich.progress import (
@@ -162,6 +162,18 @@ def step(label: str, total: int | None = None, note: str = "") -> Iterator[Step]
                 if _display is not None:
                     _display.close()
                     _display = None
+
+
+COMPILING: Final = "compiled on the first run only: that run takes a minute or so"
+
+
+def compiled(loading: Step, dispatcher: Any, label: str) -> None:
+    """Rename a kernel-loading step to ``label`` (a one-time step) when Numba had to
+    compile the kernel rather than load it from its cache."""
+    if dispatcher.stats.cache_misses:
+        loading.label, loading.note = label, "first run only, then kept"
+    else:
+        loading.note = ""
 
 
 def say(message: str) -> None:

@@ -122,7 +122,7 @@ def exception_decision(key: np.uint64, entries: U64) -> int:
         entry = entries[slot]
         if entry == 0:
             return -1
-        if entry & ((np.uint64(1) << VALUE_SHIFT) - np.uint64(1)) == key:
+        if (entry & ((np.uint64(1) << VALUE_SHIFT) - np.uint64(1))) == key:
             return int(entry >> VALUE_SHIFT) - 1
         slot = (slot + np.uint64(1)) & mask
 

@@ -29,7 +29,7 @@ from feltlab.simulate.common import I64, S_SUM, S_WINS, STATS, Strategy, square_
 from feltlab.simulate.limits import LONG_RUN_SECONDS, check_simulate, duration, threads_for
 from feltlab.simulate.rng import probability_threshold
 from feltlab.simulate.stats import WagerStats
-from feltlab.status import notice, say, step
+from feltlab.status import COMPILING, compiled, notice, say, step
 
 Progress = Callable[[int, int], None]
 """Called as ``progress(rounds_done, rounds_total)`` between batches of chunks."""
@@ -315,11 +315,9 @@ def available_threads(workers: int | None) -> int:
 def load_kernels(setup: Setup, seed: int) -> None:
     """Load the compiled simulator, compiling it if this code has never run here (its
     time is reported apart from the simulation's)."""
-    with step("compiling the simulator", note="first run only, then kept") as loading:
+    with step("loading the compiled simulator", note=COMPILING) as loading:
         run_chunks(setup, seed, 0, 1, 1)
-        compiled = kernel.simulate_chunks.stats.cache_misses
-        if not compiled:
-            loading.label, loading.note = "loading the compiled simulator", ""
+        compiled(loading, kernel.simulate_chunks, "compiling the simulator")
 
 
 def warn_if_long(done: int, total: int, seconds: float, what: str) -> None:

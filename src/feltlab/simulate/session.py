@@ -24,7 +24,7 @@ from feltlab.simulate import DEFAULT_HANDS_PER_HOUR, kernel
 from feltlab.simulate.limits import BANKROLL_HANDS, check_session, threads_for
 from feltlab.simulate.rng import SESSION_STREAMS
 from feltlab.simulate.runner import Setup, warn_if_long
-from feltlab.status import step
+from feltlab.status import COMPILING, compiled, step
 
 PERCENTILES = (1, 5, 10, 25, 50, 75, 90, 95, 99)
 FAN = (5, 25, 50, 75, 95)
@@ -279,11 +279,10 @@ def run_sessions(setup: Setup, bankroll: int | None, hands: int, sessions: int, 
 
 def load_session_kernel(setup: Setup, seed: int, bankroll: int) -> None:
     """Load (or the first time, compile) the session kernel, timed apart."""
-    with step("compiling the session simulator", note="first run only, then kept") as loading:
+    with step("loading the compiled session simulator", note=COMPILING) as loading:
         kernel.sessions(setup.game, seed, SESSION_STREAMS, 1, 1, bankroll, setup.most_at_risk,
                         1, 1, len(setup.wager_names), *setup.arrays)
-        if not kernel.sessions.stats.cache_misses:
-            loading.label, loading.note = "loading the compiled session simulator", ""
+        compiled(loading, kernel.sessions, "compiling the session simulator")
 
 
 # Plots and the HTML report ----------------------------------------------------------------

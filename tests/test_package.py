@@ -25,3 +25,17 @@ def test_any_source_edit_moves_the_numba_cache(tmp_path: Path) -> None:
 def test_the_cache_folder_is_chosen_on_import() -> None:
     folder = Path(os.environ["NUMBA_CACHE_DIR"])
     assert folder.is_dir()
+
+
+def test_numba_imported_first_still_caches_in_the_versioned_folder() -> None:
+    """A program that imports Numba before feltlab (this test suite's conftest does) must
+    not cache kernels beside the sources, where an edited callee leaves stale code."""
+    import subprocess
+    import sys
+
+    script = ("import numba, os, feltlab, numba.core.config as c; "
+              "print(c.CACHE_DIR == os.environ['NUMBA_CACHE_DIR'] != '')")
+    env = {key: value for key, value in os.environ.items() if key != "NUMBA_CACHE_DIR"}
+    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
+                          text=True, check=True)
+    assert done.stdout.strip() == "True"

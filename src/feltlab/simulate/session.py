@@ -29,7 +29,10 @@ from feltlab.status import COMPILING, compiled, step
 PERCENTILES = (1, 5, 10, 25, 50, 75, 90, 95, 99)
 FAN = (5, 25, 50, 75, 95)
 BATCH = 1 << 14
-"""Sessions per call of the compiled kernel: memory per batch is fixed."""
+"""Most sessions per call of the compiled kernel: memory per batch is fixed."""
+BATCH_HANDS = 1 << 23
+"""Hands a batch aims at, so that long sessions report progress (and an estimate of the
+whole run's time) within a second or so."""
 SAMPLE = 10_000
 """Sessions whose every figure is kept (the first ones): the plots' bankroll fan."""
 MAX_DISTINCT = 1 << 18
@@ -233,6 +236,15 @@ class SessionResult:
         }
 
 
+def batch_size(hands: int, threads: int) -> int:
+    """Sessions per batch: about :data:`BATCH_HANDS` hands, at least two per thread.
+
+    >>> batch_size(300, 2), batch_size(10**6, 2)
+    (16384, 8)
+    """
+    return max(2 * threads, min(BATCH, BATCH_HANDS // hands))
+
+
 def default_bankroll(setup: Setup) -> int:
     """:data:`BANKROLL_HANDS` hands at the most one hand can cost."""
     return BANKROLL_HANDS * setup.most_at_risk
@@ -256,8 +268,9 @@ def run_sessions(setup: Setup, bankroll: int | None, hands: int, sessions: int, 
     start = time.perf_counter()
     with step("playing sessions", total=sessions) as playing:
         try:
-            for first in range(0, sessions, BATCH):
-                count = min(BATCH, sessions - first)
+            batch = batch_size(hands, threads_for(workers))
+            for first in range(0, sessions, batch):
+                count = min(batch, sessions - first)
                 keep = max(0, min(count, SAMPLE - first))
                 outcome, trajectory = kernel.sessions(
                     setup.game, seed, SESSION_STREAMS + first, count, hands, chosen,

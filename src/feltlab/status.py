@@ -80,15 +80,20 @@ class _Display:
         self.shown: list[str] = []
         self.progress: Progress | None = None
         self.task: TaskID | None = None
+        self.showing: Step | None = None
         if self.live:
             self.progress = Progress(SpinnerColumn(), TextColumn("{task.description}"),
                                      BarColumn(), _Count(), TimeElapsedColumn(),
                                      console=self.console, transient=True)
             self.progress.start()
-            self.task = self.progress.add_task("", total=None)
 
     def show(self, current: Step) -> None:
-        if self.progress is not None and self.task is not None:
+        if self.progress is not None:
+            if self.task is None or current is not self.showing:  # Rich keeps an old total
+                if self.task is not None:
+                    self.progress.remove_task(self.task)
+                self.task = self.progress.add_task(current.shown, total=current.total)
+                self.showing = current
             self.progress.update(self.task, description=current.shown, total=current.total,
                                  completed=current.done)
         elif current.shown not in self.shown:
@@ -164,7 +169,7 @@ def step(label: str, total: int | None = None, note: str = "") -> Iterator[Step]
                     _display = None
 
 
-COMPILING: Final = "compiled on the first run only: that run takes a minute or so"
+COMPILING: Final = "the first run compiles it: a minute or so"
 
 
 def compiled(loading: Step, dispatcher: Any, label: str) -> None:

@@ -4,7 +4,8 @@ Prints the wall time of the whole ``feltlab analyze high-card-flush`` command (a
 optimal strategy, strategy card) cold and warm, the time of
 ``analyze(load_rules("high-card-flush"))`` cold (a fresh process with
 an empty Numba cache, so compilation is included) and warm (compiled, enumeration not
-cached), and the time of one ``advise()`` call.
+cached), and the time of one ``advise()`` call. The derived-data cache is off
+(``FELTLAB_NO_CACHE=1``) throughout: every figure counts every deal.
 
     .venv/bin/python benchmarks/bench_analysis_flush.py
 """
@@ -30,7 +31,7 @@ print(time.perf_counter() - start)
 def cold_seconds() -> float:
     """analyze() in a fresh interpreter whose Numba cache directory is empty."""
     with tempfile.TemporaryDirectory() as cache:
-        env = {**os.environ, "NUMBA_CACHE_DIR": cache}
+        env = {**os.environ, "NUMBA_CACHE_DIR": cache, "FELTLAB_NO_CACHE": "1"}
         done = subprocess.run([sys.executable, "-c", COLD_SCRIPT], env=env, check=True,
                               capture_output=True, text=True)
     return float(done.stdout.strip().splitlines()[-1])
@@ -38,7 +39,7 @@ def cold_seconds() -> float:
 
 def command_seconds(cache: str) -> float:
     """Wall time of the whole ``feltlab analyze high-card-flush`` command."""
-    env = {**os.environ, "NUMBA_CACHE_DIR": cache}
+    env = {**os.environ, "NUMBA_CACHE_DIR": cache, "FELTLAB_NO_CACHE": "1"}
     start = time.perf_counter()
     subprocess.run([sys.executable, "-m", "feltlab", "analyze", "high-card-flush"], env=env,
                    check=True, capture_output=True)
@@ -46,13 +47,14 @@ def command_seconds(cache: str) -> float:
 
 
 def main() -> None:
+    os.environ["FELTLAB_NO_CACHE"] = "1"
     from feltlab.analysis import flush
     from feltlab.cards import parse_cards
     from feltlab.rules import FlushRules, load_rules
 
     rules = load_rules("high-card-flush")
     assert isinstance(rules, FlushRules)
-    print(f"load average before: {os.getloadavg()[0]:.2f}")
+    print(f"{os.cpu_count()} cores; load average before: {os.getloadavg()[0]:.2f}")
     print(f"analyze cold (fresh process, empty Numba cache): {cold_seconds():.2f} s")
     with tempfile.TemporaryDirectory() as cache:
         print(f"`feltlab analyze high-card-flush` cold (empty Numba cache): "

@@ -12,6 +12,7 @@ the initial wagers), in standard errors.
 from __future__ import annotations
 
 import argparse
+import os
 import time
 
 import numba as nb
@@ -36,7 +37,8 @@ def speed(rounds: int) -> None:
         draw_floor(1, chunk_count(rounds), rounds, flush.cards_per_round(1))
         best_floor = max(best_floor, rounds / (time.perf_counter() - start))
     verdict = "met" if best_sim >= TARGET else f"NOT met ({best_sim / TARGET:.0%} of it)"
-    print(f"threads {nb.get_num_threads()}, {rounds:,} rounds, best of 3")
+    print(f"{os.cpu_count()} cores, threads {nb.get_num_threads()}, {rounds:,} rounds, "
+          "best of 3 (kernel only; whole-command figures: bench_commands.py)")
     print(f"High Card Flush, 1 seat, optimal, all wagers: {best_sim:14,.0f} rounds/s")
     print(f"drawing the same 14 cards only (floor):       {best_floor:14,.0f} rounds/s")
     print(f"simulation / floor: {best_sim / best_floor:.0%}; target {TARGET:,}: {verdict}")

@@ -18,7 +18,6 @@ def test_any_source_edit_moves_the_numba_cache(tmp_path: Path) -> None:
     assert before == numba_cache_dir(package, tmp_path / "cache")
     kernel = package / "simulate" / "flush.py"
     kernel.write_text(kernel.read_text("utf-8") + "\n# edited\n", "utf-8")
-    feltlab.source_digest.cache_clear()  # read once per process; a new process reads again
     after = numba_cache_dir(package, tmp_path / "cache")
     assert after != before and after.parent == before.parent
 
@@ -40,3 +39,17 @@ def test_the_licence_is_declared_the_current_way() -> None:
     for name in project["license-files"]:
         assert "MIT License" in (root / name).read_text("utf-8")
     assert "check-build" in (root / ".ci" / "run").read_text("utf-8")
+
+
+def test_numba_imported_first_still_caches_in_the_versioned_folder() -> None:
+    """A program that imports Numba before feltlab (this test suite's conftest does) must
+    not cache kernels beside the sources, where an edited callee leaves stale code."""
+    import subprocess
+    import sys
+
+    script = ("import numba, os, feltlab, numba.core.config as c; "
+              "print(c.CACHE_DIR == os.environ['NUMBA_CACHE_DIR'] != '')")
+    env = {key: value for key, value in os.environ.items() if key != "NUMBA_CACHE_DIR"}
+    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
+                          text=True, check=True)
+    assert done.stdout.strip() == "True"

@@ -74,6 +74,7 @@ def test_seed_reproduces_the_run_whatever_the_workers() -> None:
 
 def test_chunks_merge_exactly() -> None:
     """A run equals the sum of its halves run as separate chunk ranges."""
+    from feltlab.simulate.common import S_WINS
     from feltlab.simulate.kernel import CHUNK_ROUNDS
     from feltlab.simulate.runner import run_chunks
 
@@ -83,7 +84,7 @@ def test_chunks_merge_exactly() -> None:
     first, _ = run_chunks(setup, 4, 0, 1, rounds)
     rest, _ = run_chunks(setup, 4, 1, 3, rounds)
     assert (whole == first + rest).all()
-    assert int(whole[0, 2:].sum()) == rounds
+    assert int(whole[0, S_WINS:].sum()) == rounds
 
 
 def test_ctrl_c_stops_cleanly_with_what_was_done() -> None:

@@ -164,9 +164,9 @@ def test_table_fits_80_columns(rules_id: str) -> None:
     lines = result.stdout.splitlines()
     assert max(len(line) for line in lines) <= 80
     rows = [line.split() for line in lines if ".." in line]
-    assert {"total", "all9" if rules_id == "nine-card-flush" else "ante"} <= {
-        row[0] for row in rows}
-    assert all(len(row) == 7 for row in rows)
+    labels = {" ".join(row[:-6]) for row in rows}
+    assert {"total", "All 9" if rules_id == "nine-card-flush" else "Ante"} <= labels
+    assert all(".." in row[-4] for row in rows)
     assert "per unit of all the initial wagers" in result.stdout
 
 

@@ -77,8 +77,9 @@ def _flush_decision(strategy: Strategy, player: list[Card]) -> int:
     mask = np.uint64(0)
     for card in player:
         mask |= LANE_BIT[card.index]
-    key = flush.canonical_key(mask)
-    return int(strategy.values[np.searchsorted(strategy.keys, key)])
+    decision = flush.exception_decision(flush.canonical_key(mask), strategy.keys)
+    assert decision >= 0
+    return int(decision)
 
 
 def _check_flush(rules: FlushRules, setup: Setup, decks: np.ndarray) -> None:

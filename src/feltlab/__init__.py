@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import os
+import sys
 import tempfile
+import time
 from pathlib import Path
 
 __version__ = "0.1.0"
+STARTED = time.perf_counter()
+"""When the package was first imported: the start of a command, for its timings."""
 
 
 def numba_cache_dir(package: Path, base: Path) -> Path:
@@ -22,7 +25,6 @@ def numba_cache_dir(package: Path, base: Path) -> Path:
     return base / source_digest(package)
 
 
-@functools.cache
 def source_digest(package: Path) -> str:
     """A hash (16 hex digits) of every source file's path and content under ``package``:
     the code version that names the compiled-kernel and derived-data caches."""
@@ -42,15 +44,23 @@ def _writable(folder: Path) -> bool:
 
 
 def _choose_numba_cache() -> None:
-    if "NUMBA_CACHE_DIR" in os.environ:  # the user's choice stands
-        return
-    home_cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    for base in (home_cache / "feltlab" / "numba",
-                 Path(tempfile.gettempdir()) / "feltlab-numba"):
-        folder = numba_cache_dir(Path(__file__).parent, base)
-        if _writable(folder):
-            os.environ["NUMBA_CACHE_DIR"] = str(folder)
-            return
+    """Point Numba's cache at the folder of this code version. Numba reads
+    ``NUMBA_CACHE_DIR`` when it is imported; a program that imported Numba before feltlab
+    (a test suite, a notebook) gets the folder set in Numba's configuration directly, or
+    its kernels would be cached beside the sources, where an edit of a kernel's callee
+    leaves the caller's machine code stale."""
+    chosen = os.environ.get("NUMBA_CACHE_DIR")  # the user's choice stands
+    if not chosen:
+        home_cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+        for base in (home_cache / "feltlab" / "numba",
+                     Path(tempfile.gettempdir()) / "feltlab-numba"):
+            folder = numba_cache_dir(Path(__file__).parent, base)
+            if _writable(folder):
+                chosen = os.environ["NUMBA_CACHE_DIR"] = str(folder)
+                break
+    numba = sys.modules.get("numba")
+    if chosen and numba is not None:
+        numba.core.config.CACHE_DIR = chosen
 
 
 _choose_numba_cache()

@@ -31,6 +31,7 @@ feltlab.cache.StaleOrCorrupt: stale (key differs)
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import io
 import json
@@ -56,6 +57,7 @@ Arrays = dict[str, npt.NDArray[Any]]
 Notice = Callable[[str], None]
 
 
+@functools.cache
 def code_version() -> str:
     """A hash of every source file of the package (16 hex digits), as Numba's cache."""
     return source_digest(Path(__file__).parent)
@@ -66,14 +68,9 @@ def enabled() -> bool:
     return os.environ.get(NO_CACHE_ENV, "") in ("", "0")
 
 
-def kept(what: str) -> str:
-    """A step's label saying whether its result will be kept for later runs.
-
-    >>> import os; os.environ.pop(NO_CACHE_ENV, None) and None
-    >>> kept("preparing the strategy")
-    'preparing the strategy (once, then cached)'
-    """
-    return f"{what} (once, then cached)" if enabled() else what
+def kept() -> str:
+    """The note of a step whose result the cache keeps for later runs ("" when off)."""
+    return "once, then kept for later runs" if enabled() else ""
 
 
 def folder() -> Path:

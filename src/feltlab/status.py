@@ -9,8 +9,8 @@ label. Every step's time is recorded (:func:`timings`), so a report can say how 
 one-time preparation took and what each time covers.
 
 >>> reset()
->>> with step("adding") as advance:
-...     advance(1, 2)
+>>> with step("adding") as adding:
+...     adding(1, 2)
 >>> [label for label, _ in timings()]
 ['adding']
 """
@@ -20,10 +20,10 @@ from __future__ import annotations
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Final
+from typing import Any, Final
 
 from rich.console import Console
 from rich.progress import (
@@ -31,23 +31,44 @@ from rich.progress import (
     MofNCompleteColumn,
     Progress,
     SpinnerColumn,
+    Task,
     TaskID,
     TextColumn,
     TimeElapsedColumn,
 )
+from rich.text import Text
 
 DELAY: Final = 1.0
 """Seconds a step runs before it shows itself."""
 
-Advance = Callable[[int, int], None]
-
-
 @dataclass
-class _Step:
+class Step:
+    """A running step: call it as ``step(done, total)`` to move its bar; its ``label`` may
+    be changed (say, once it is known whether kernels were compiled or only loaded)."""
+
     label: str
     start: float = field(default_factory=time.perf_counter)
     done: int = 0
     total: int | None = None
+    note: str = ""
+    """Shown beside the label while it runs (say, "once, then cached")."""
+
+    @property
+    def shown(self) -> str:
+        return f"{self.label} ({self.note})" if self.note else self.label
+
+    def __call__(self, done: int, total: int) -> None:
+        with _lock:
+            self.done, self.total = done, total
+            if _display is not None and _stack and _stack[-1] is self:
+                _display.show(self)
+
+
+class _Count(MofNCompleteColumn):
+    """``done/total``, or nothing while the total is unknown (a spinner alone)."""
+
+    def render(self, task: Task) -> Text:
+        return Text("") if task.total is None else super().render(task)
 
 
 class _Display:
@@ -59,24 +80,34 @@ class _Display:
         self.shown: list[str] = []
         self.progress: Progress | None = None
         self.task: TaskID | None = None
+        self.showing: Step | None = None
         if self.live:
             self.progress = Progress(SpinnerColumn(), TextColumn("{task.description}"),
-                                     BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                                     BarColumn(), _Count(), TimeElapsedColumn(),
                                      console=self.console, transient=True)
             self.progress.start()
-            self.task = self.progress.add_task("", total=None)
 
-    def show(self, current: _Step) -> None:
-        if self.progress is not None and self.task is not None:
-            self.progress.update(self.task, description=current.label, total=current.total,
+    def show(self, current: Step) -> None:
+        if self.progress is not None:
+            if self.task is None or current is not self.showing:  # Rich keeps an old total
+                if self.task is not None:
+                    self.progress.remove_task(self.task)
+                self.task = self.progress.add_task(current.shown, total=current.total)
+                self.showing = current
+            self.progress.update(self.task, description=current.shown, total=current.total,
                                  completed=current.done)
-        elif current.label not in self.shown:
-            self.shown.append(current.label)
-            print(f"feltlab: {current.label}...", file=sys.stderr, flush=True)
+        elif current.shown not in self.shown:
+            self.shown.append(current.shown)
+            print(f"feltlab: {current.shown}...", file=sys.stderr, flush=True)
 
-    def finished(self, current: _Step, seconds: float) -> None:
-        if not self.live and current.label in self.shown:
-            print(f"feltlab: {current.label}: {seconds:.1f} s", file=sys.stderr, flush=True)
+    def finished(self, current: Step, seconds: float) -> None:
+        """A step that was shown leaves one line saying how long it took."""
+        if self.progress is not None:
+            self.progress.console.print(f"[green]✓[/green] {current.label}: done in "
+                                        f"{seconds:.1f} s", highlight=False)
+        elif current.shown in self.shown:
+            print(f"feltlab: {current.label}: done in {seconds:.1f} s", file=sys.stderr,
+                  flush=True)
 
     def close(self) -> None:
         if self.progress is not None:
@@ -84,8 +115,9 @@ class _Display:
 
 
 _lock = threading.RLock()
-_stack: list[_Step] = []
+_stack: list[Step] = []
 _timings: list[tuple[str, float]] = []
+_one_time: set[str] = set()
 _display: _Display | None = None
 _timer: threading.Timer | None = None
 
@@ -100,12 +132,12 @@ def _appear() -> None:
 
 
 @contextmanager
-def step(label: str, total: int | None = None) -> Iterator[Advance]:
+def step(label: str, total: int | None = None, note: str = "") -> Iterator[Step]:
     """Time the enclosed work under ``label``; show it on stderr if it runs long.
 
-    Yields ``advance(done, total)`` to move its progress bar."""
+    Yields the :class:`Step` (call it as ``step(done, total)`` to move its bar)."""
     global _timer, _display
-    current = _Step(label, total=total)
+    current = Step(label, total=total, note=note)
     with _lock:
         _stack.append(current)
         if len(_stack) == 1:
@@ -115,20 +147,16 @@ def step(label: str, total: int | None = None) -> Iterator[Advance]:
         elif _display is not None:
             _display.show(current)
 
-    def advance(done: int, whole: int) -> None:
-        with _lock:
-            current.done, current.total = done, whole
-            if _display is not None and _stack and _stack[-1] is current:
-                _display.show(current)
-
     try:
-        yield advance
+        yield current
     finally:
         seconds = time.perf_counter() - current.start
         with _lock:
             _stack.remove(current)
             if not _stack:  # a step inside a step is part of the outer one's time
-                _timings.append((label, seconds))
+                _timings.append((current.label, seconds))
+                if current.note:
+                    _one_time.add(current.label)
             if _display is not None:
                 _display.finished(current, seconds)
                 if _stack:
@@ -139,6 +167,18 @@ def step(label: str, total: int | None = None) -> Iterator[Advance]:
                 if _display is not None:
                     _display.close()
                     _display = None
+
+
+COMPILING: Final = "the first run compiles it: a minute or so"
+
+
+def compiled(loading: Step, dispatcher: Any, label: str) -> None:
+    """Rename a kernel-loading step to ``label`` (a one-time step) when Numba had to
+    compile the kernel rather than load it from its cache."""
+    if dispatcher.stats.cache_misses:
+        loading.label, loading.note = label, "first run only, then kept"
+    else:
+        loading.note = ""
 
 
 def say(message: str) -> None:
@@ -161,7 +201,24 @@ def timings() -> list[tuple[str, float]]:
         return list(_timings)
 
 
+def describe(timings: list[tuple[str, float]]) -> str:
+    """The steps' times as one phrase.
+
+    >>> describe([("compiling the simulator", 31.04), ("preparing the strategy", 0.2)])
+    'compiling the simulator 31.0 s, preparing the strategy 0.20 s'
+    """
+    return ", ".join(f"{label} {seconds:.1f} s" if seconds >= 10 else
+                     f"{label} {seconds:.2f} s" for label, seconds in timings)
+
+
+def one_time(label: str) -> bool:
+    """Whether the step was work done once and kept for later runs (it had a note)."""
+    with _lock:
+        return label in _one_time
+
+
 def reset() -> None:
     """Forget the recorded timings (a command calls it before its work)."""
     with _lock:
         _timings.clear()
+        _one_time.clear()

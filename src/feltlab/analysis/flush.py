@@ -67,7 +67,7 @@ from feltlab.evaluators import best_flush
 from feltlab.kernels import RUN_LENGTH
 from feltlab.rules import FlushRules, pays_for
 from feltlab.settle import FLUSH_BONUSES, capped_shares, check_wagers, flush_bonus_result
-from feltlab.status import notice, step
+from feltlab.status import COMPILING, compiled, notice, step
 
 Int64Array = npt.NDArray[np.int64]
 
@@ -103,16 +103,28 @@ def compute_cells(qualify: int, progress: Progress | None = None) -> Int64Array:
     """
     classes, weights = _player_classes()
     acc = fk.new_accumulator(max(1, nb.get_num_threads()) * CHUNKS_PER_THREAD)
+    load_counter(acc)
     qualifier_polys = fk.qualifier_polynomials(qualify)
     total = len(classes)
-    for batch in range(BATCHES):
-        start, stop = total * batch // BATCHES, total * (batch + 1) // BATCHES
-        fk.accumulate(classes, weights, start, stop, qualify, qualifier_polys, fk.BINOM,
-                      fk.VALUE_INDEX, RUN_LENGTH, acc)
-        if progress is not None:
-            progress(stop, total)
+    with step("counting every deal", note=derived.kept(), total=total) as counting:
+        for batch in range(BATCHES):
+            start, stop = total * batch // BATCHES, total * (batch + 1) // BATCHES
+            fk.accumulate(classes, weights, start, stop, qualify, qualifier_polys, fk.BINOM,
+                          fk.VALUE_INDEX, RUN_LENGTH, acc)
+            counting(stop, total)
+            if progress is not None:
+                progress(stop, total)
     cells: Int64Array = acc.sum(axis=0)
     return cells
+
+
+def load_counter(acc: Int64Array) -> None:
+    """Load the compiled counting kernel (compile it the first time), timed apart."""
+    classes, weights = _player_classes()
+    with step("loading the compiled exact analysis", note=COMPILING) as loading:
+        fk.accumulate(classes, weights, 0, 0, 0, fk.qualifier_polynomials(0), fk.BINOM,
+                      fk.VALUE_INDEX, RUN_LENGTH, acc)  # an empty range: counts nothing
+        compiled(loading, fk.accumulate, "compiling the exact analysis")
 
 
 def _cells(rules: FlushRules, progress: Progress | None = None) -> Int64Array:
@@ -122,13 +134,7 @@ def _cells(rules: FlushRules, progress: Progress | None = None) -> Int64Array:
     qualify = rules.qualifier.threshold
     if qualify not in _cells_by_qualifier:
         def build() -> dict[str, Int64Array]:
-            with step(derived.kept("counting every deal"),
-                      total=len(_player_classes()[0])) as advance:
-                def both(done: int, total: int) -> None:
-                    advance(done, total)
-                    if progress is not None:
-                        progress(done, total)
-                return {"cells": compute_cells(qualify, both)}
+            return {"cells": compute_cells(qualify, progress)}
 
         found = derived.load_or_build("flush-cells", f"qualifier {qualify}", build, notice)
         cells = found["cells"]

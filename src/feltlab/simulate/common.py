@@ -21,8 +21,14 @@ I64 = npt.NDArray[np.int64]
 I8 = npt.NDArray[np.int8]
 U64 = npt.NDArray[np.uint64]
 
-STATS: Final = 5
-"""Per wager and chunk: sum of round nets, sum of squared round nets, wins, pushes, losses."""
+STATS: Final = 10
+"""Per wager and chunk: the sum of the round nets (:data:`S_SUM`), the sum of their
+squares in exact 64-bit parts (:data:`S_SMALL` to ``S_SQUARE + 4``, see
+:func:`square_sum`), then seat-hands won, pushed and lost (:data:`S_WINS`)."""
+S_SUM, S_SMALL, S_SQUARE, S_WINS = 0, 1, 2, 7
+SMALL_NET: Final = 1 << 23
+"""A round net below this in magnitude adds its square to ``S_SMALL`` directly: 2**16
+rounds a chunk of squares below 2**46 stay below 2**62."""
 COUNTERS: Final = 16
 NO_CAP: Final = -1
 LOSE: Final = -1
@@ -36,6 +42,47 @@ def pay_array(table: Mapping[int, int], largest_count: int) -> I64:
     """
     pays = [pays_for(dict(table), count) for count in range(largest_count + 1)]
     return np.array([LOSE if line is None else line for line in pays], dtype=np.int64)
+
+
+def square_sum(row: list[int]) -> int:
+    """The exact sum of squared round nets from a wager's stats row (Python integers).
+
+    A large net ``x = a 2**32 + b 2**16 + c`` (16-bit digits) adds ``a*a`` to part 4,
+    ``2ab`` to part 3, ``2ac + b*b`` to part 2, ``2bc`` to part 1 and ``c*c`` to part 0,
+    each below 2**34, so no part of a chunk can overflow (``tests/test_bounds.py``).
+
+    >>> row = [0] * STATS
+    >>> add_square(row, 3); add_square(row, (1 << 40) + 5)
+    >>> square_sum(row) == 9 + ((1 << 40) + 5) ** 2
+    True
+    """
+    parts = row[S_SQUARE:S_SQUARE + 5]
+    return int(row[S_SMALL]) + sum(int(part) << (16 * i) for i, part in enumerate(parts))
+
+
+def add_square(row: list[int], net: int) -> None:
+    """:func:`_add_square` in Python (for the doctest above)."""
+    magnitude = abs(net)
+    if magnitude < SMALL_NET:
+        row[S_SMALL] += magnitude * magnitude
+        return
+    a, b, c = magnitude >> 32, (magnitude >> 16) & 0xFFFF, magnitude & 0xFFFF
+    for i, part in enumerate((c * c, 2 * b * c, 2 * a * c + b * b, 2 * a * b, a * a)):
+        row[S_SQUARE + i] += part
+
+
+@nb.njit(cache=True)
+def add_big_square(row: I64, magnitude: int) -> None:
+    """Add ``magnitude**2`` (``magnitude >= SMALL_NET``) to the five square parts.
+    Out of line: it runs only for the rare large net."""
+    a = magnitude >> 32
+    b = (magnitude >> 16) & 0xFFFF
+    c = magnitude & 0xFFFF
+    row[S_SQUARE] += c * c
+    row[S_SQUARE + 1] += 2 * b * c
+    row[S_SQUARE + 2] += 2 * a * c + b * b
+    row[S_SQUARE + 3] += 2 * a * b
+    row[S_SQUARE + 4] += a * a
 
 
 def cap_value(cap: int | None) -> int:
@@ -62,7 +109,8 @@ class Strategy:
     """A strategy as arrays, the way the kernels read it (meaning depends on the game).
 
     Flush family: ``table`` is a raise multiple (0 = fold) per flush value, -1 for "look
-    the hand up in ``keys``/``values``" (sorted canonical hand keys). Hold'em Stud:
+    the hand up in ``keys``" (an open-addressing table of canonical hand keys and their
+    decisions, :func:`feltlab.simulate.flush.hash_exceptions`). Hold'em Stud:
     ``table``, ``table2``, ``table3`` are the three streets' tables of
     :func:`feltlab.analysis.holdem.decision_tables` flattened (row: colex rank of the
     sorted known cards, column: antes at risk minus ``1 + L``). 9 Card Flush: ``table``

@@ -16,7 +16,18 @@ import numpy as np
 from numba.core.errors import NumbaExperimentalFeatureWarning
 
 from feltlab.simulate import flush, holdem, nine
-from feltlab.simulate.common import COUNTERS, I8, I64, STATS, U64
+from feltlab.simulate.common import (
+    COUNTERS,
+    I8,
+    I64,
+    S_SMALL,
+    S_SUM,
+    S_WINS,
+    SMALL_NET,
+    STATS,
+    U64,
+    add_big_square,
+)
 from feltlab.simulate.rng import Deck, State, draw_cards, draw_only, stream_state
 
 # Each game's round is handed to the round loop as a compiled function value.
@@ -62,9 +73,13 @@ def _rounds(play: Any, cards: int, state: State, rounds: int, seats: int, p: I64
             for seat in range(seats):
                 net = nets[seat, w]
                 round_net += net
-                stats[w, 2 + (net <= 0) + (net < 0)] += 1
-            stats[w, 0] += round_net
-            stats[w, 1] += round_net * round_net
+                stats[w, S_WINS + (net <= 0) + (net < 0)] += 1
+            stats[w, S_SUM] += round_net
+            magnitude = abs(round_net)
+            if magnitude < SMALL_NET:
+                stats[w, S_SMALL] += magnitude * magnitude
+            else:
+                add_big_square(stats[w], magnitude)
 
 
 @nb.njit(cache=True)
@@ -93,7 +108,8 @@ def simulate_chunks(game: int, seed: int, first_chunk: int, chunks: int, rounds:
     """Run chunks ``first_chunk .. first_chunk + chunks - 1`` of a ``rounds``-round run.
 
     Returns per chunk ``stats[chunk, wager, :]`` (sum of the round's net over all seats,
-    sum of its square, seat-hands won, pushed, lost) and ``counters[chunk, :]``.
+    sum of its square in parts, seat-hands won, pushed, lost: see
+    :data:`~feltlab.simulate.common.STATS`) and ``counters[chunk, :]``.
     """
     stats = np.zeros((chunks, wagers, STATS), dtype=np.int64)
     counters = np.zeros((chunks, COUNTERS), dtype=np.int64)
@@ -153,32 +169,32 @@ def _session(play: Any, cards: int, state: State, hands: int, bankroll: int, nee
 
 @nb.njit(cache=True, parallel=True)
 def sessions(game: int, seed: int, first: int, count: int, hands: int, bankroll: int,
-             need: int, checkpoints: int, wagers: int, p: I64, table: I8, table2: I8,
-             table3: I8, keys: U64, values: I8) -> tuple[I64, I64, I64, I64, I64, I64]:
+             need: int, checkpoints: int, keep: int, wagers: int, p: I64, table: I8,
+             table2: I8, table3: I8, keys: U64, values: I8) -> tuple[I64, I64]:
     """Sessions ``first .. first + count - 1`` of one player alone at the table, session
     ``k`` from stream ``k`` of the seed.
 
     A session stops at ruin: when the bankroll cannot cover the next hand's wagers with
-    the largest raise (``need``). Returns per session the final bankroll, the largest
-    drawdown (peak to trough), the hand of ruin (-1: none), the hand at which the
-    bankroll first reached double (-1: never), the hands played, and the bankroll after
-    every ``hands // checkpoints``-th hand (``trajectory[session, k]``).
+    the largest raise (``need``). Returns ``outcome[session, :]``: the final bankroll,
+    the largest drawdown (peak to trough), the hand of ruin (-1: none), the hand at which
+    the bankroll first reached double (-1: never) and the hands played; and for the
+    first ``keep`` sessions of the range the bankroll after every
+    ``hands // checkpoints``-th hand (``trajectory[session, k]``).
     """
     outcome = np.zeros((count, 5), dtype=np.int64)
-    trajectory = np.zeros((count, checkpoints + 1), dtype=np.int64)
+    trajectory = np.zeros((min(keep, count), checkpoints + 1), dtype=np.int64)
     cards = _cards(game, 1)
     for offset in nb.prange(count):
         state = stream_state(seed, first + offset)
-        args = (p, table, table2, table3, keys, values, wagers, outcome[offset],
-                trajectory[offset])
+        track = trajectory[offset] if offset < keep else np.zeros(checkpoints + 1, np.int64)
+        args = (p, table, table2, table3, keys, values, wagers, outcome[offset], track)
         if game == FLUSH:
             _session(flush.play, cards, state, hands, bankroll, need, *args)
         elif game == NINE:
             _session(nine.play, cards, state, hands, bankroll, need, *args)
         else:
             _session(holdem.play, cards, state, hands, bankroll, need, *args)
-    return (outcome[:, 0].copy(), outcome[:, 1].copy(), outcome[:, 2].copy(),
-            outcome[:, 3].copy(), outcome[:, 4].copy(), trajectory)
+    return outcome, trajectory
 
 
 @nb.njit(cache=True, parallel=True)

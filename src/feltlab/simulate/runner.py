@@ -25,10 +25,11 @@ from feltlab.analysis import read_strategy_text
 from feltlab.rules import FlushRules, HoldemStudRules, NineCardRules, Rules
 from feltlab.settle import check_wagers
 from feltlab.simulate import TOTAL_UNIT, flush, holdem, kernel, nine
-from feltlab.simulate.common import I64, STATS, Strategy
+from feltlab.simulate.common import I64, S_SUM, S_WINS, STATS, Strategy, square_sum
+from feltlab.simulate.limits import LONG_RUN_SECONDS, check_simulate, duration, threads_for
 from feltlab.simulate.rng import probability_threshold
 from feltlab.simulate.stats import WagerStats
-from feltlab.status import notice, step
+from feltlab.status import COMPILING, compiled, notice, say, step
 
 Progress = Callable[[int, int], None]
 """Called as ``progress(rounds_done, rounds_total)`` between batches of chunks."""
@@ -150,7 +151,7 @@ def optimal_strategy(rules: Rules) -> Strategy:
     key = rules.fingerprint
     if key not in _OPTIMAL:
         def build() -> dict[str, Any]:
-            with step(cache.kept("preparing the optimal strategy")):
+            with step("preparing the optimal strategy", note=cache.kept()):
                 strategy = _game_module(rules).optimal_strategy(rules)
             return {name: getattr(strategy, name) for name in STRATEGY_ARRAYS}
 
@@ -170,7 +171,7 @@ def exact_edges(rules: Rules, strategy: Strategy, mistake_threshold: int,
                       sorted(stakes.items())])
 
     def build() -> dict[str, Any]:
-        with step(cache.kept("computing the exact house edges")):
+        with step("computing the exact house edges", note=cache.kept()):
             edges = derive_exact_edges(rules, strategy, mistake_threshold, stakes)
         return {"edges": cache.fractions_array(edges)}
 
@@ -255,7 +256,7 @@ class SimulationResult:
     def to_json(self) -> dict[str, Any]:
         setup = self.setup
         return {
-            "rules": setup.rules.id,
+            **setup.rules.identity(),
             "strategy": setup.strategy.name,
             "mistakes": setup.mistakes,
             "seats": setup.seats,
@@ -283,7 +284,8 @@ def run_chunks(setup: Setup, seed: int, first: int, count: int, rounds: int
     stats, counters = kernel.simulate_chunks(setup.game, seed, first, count, rounds,
                                              setup.seats, len(setup.wager_names),
                                              *setup.arrays)
-    return stats.sum(axis=0), counters.sum(axis=0)
+    # Python integers from here on: a sum over chunks may pass 64 bits.
+    return stats.astype(object).sum(axis=0), counters.astype(object).sum(axis=0)
 
 
 def _rounds_in(first: int, count: int, rounds: int) -> int:
@@ -301,48 +303,64 @@ def _result(setup: Setup, seed: int, rounds: int, seconds: float, stats: list[li
 
 
 def _sums(row: list[int]) -> tuple[int, int, int, int, int]:
-    total, squares, wins, pushes, losses = row[:STATS]
-    return total, squares, wins, pushes, losses
+    wins, pushes, losses = row[S_WINS:S_WINS + 3]
+    return int(row[S_SUM]), square_sum(row), int(wins), int(pushes), int(losses)
 
 
 def available_threads(workers: int | None) -> int:
-    """Threads to use: ``workers`` bounded by the cores Numba may use (default: all)."""
-    most = int(nb.config.NUMBA_NUM_THREADS)  # type: ignore[attr-defined]
-    return max(1, min(workers or most, most))
+    """Threads to use: ``workers`` (refused outside 1 to the cores), default all cores."""
+    return threads_for(workers)
+
+
+def load_kernels(setup: Setup, seed: int) -> None:
+    """Load the compiled simulator, compiling it if this code has never run here (its
+    time is reported apart from the simulation's)."""
+    with step("loading the compiled simulator", note=COMPILING) as loading:
+        run_chunks(setup, seed, 0, 1, 1)
+        compiled(loading, kernel.simulate_chunks, "compiling the simulator")
+
+
+def warn_if_long(done: int, total: int, seconds: float, what: str) -> None:
+    """After the first batch: say so when the whole run will take long."""
+    if done and seconds * total / done > LONG_RUN_SECONDS:
+        say(f"{total:,} {what} will take about {duration(seconds * total / done)} "
+            "(Ctrl-C stops early and reports what was done)")
 
 
 def simulate(setup: Setup, rounds: int, seed: int = 0, workers: int | None = None,
              progress: Progress | None = None, cluster: str | None = None
              ) -> SimulationResult:
     """Deal ``rounds`` rounds; Ctrl-C stops after the current batch with what was done."""
-    if rounds < 1:
-        raise ValueError("--hands must be at least 1")
+    check_simulate(rounds, seed, workers)
     if cluster is not None:
         from feltlab.simulate.cluster import simulate_on_ray
 
         return simulate_on_ray(setup, rounds, seed, cluster, progress)
     threads = available_threads(workers)
     nb.set_num_threads(threads)
+    load_kernels(setup, seed)
     chunks = chunk_count(rounds)
     batch = max(1, 4 * threads)
-    wagers = len(setup.wager_names)
-    stats = [[0] * STATS for _ in range(wagers)]
+    stats = [[0] * STATS for _ in setup.wager_names]
     counters = [0] * len(setup.counter_names)
     done_rounds = 0
     interrupted = False
-    run_chunks(setup, seed, 0, 1, 1)  # compile (or load) the kernels outside the timing
     start = time.perf_counter()
-    try:
-        for first in range(0, chunks, batch):
-            count = min(batch, chunks - first)
-            part, tally = run_chunks(setup, seed, first, count, rounds)
-            stats = [[a + int(b) for a, b in zip(row, new, strict=True)]
-                     for row, new in zip(stats, part.tolist(), strict=True)]
-            counters = [a + int(b) for a, b in zip(counters, tally, strict=False)]
-            done_rounds += _rounds_in(first, count, rounds)
-            if progress is not None:
-                progress(done_rounds, rounds)
-    except KeyboardInterrupt:
-        interrupted = True
+    with step("simulating", total=rounds) as simulating:
+        try:
+            for first in range(0, chunks, batch):
+                count = min(batch, chunks - first)
+                part, tally = run_chunks(setup, seed, first, count, rounds)
+                stats = [[a + int(b) for a, b in zip(row, new, strict=True)]
+                         for row, new in zip(stats, part.tolist(), strict=True)]
+                counters = [a + int(b) for a, b in zip(counters, tally, strict=False)]
+                done_rounds += _rounds_in(first, count, rounds)
+                if first == 0:
+                    warn_if_long(done_rounds, rounds, time.perf_counter() - start, "rounds")
+                simulating(done_rounds, rounds)
+                if progress is not None:
+                    progress(done_rounds, rounds)
+        except KeyboardInterrupt:
+            interrupted = True
     seconds = time.perf_counter() - start
     return _result(setup, seed, done_rounds, seconds, stats, counters, interrupted)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import html
 import io
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -21,12 +21,108 @@ import numpy as np
 import numpy.typing as npt
 
 from feltlab.simulate import DEFAULT_HANDS_PER_HOUR, kernel
+from feltlab.simulate.limits import BANKROLL_HANDS, check_session, threads_for
 from feltlab.simulate.rng import SESSION_STREAMS
-from feltlab.simulate.runner import Setup, available_threads
+from feltlab.simulate.runner import Setup, warn_if_long
+from feltlab.status import COMPILING, compiled, step
 
 PERCENTILES = (1, 5, 10, 25, 50, 75, 90, 95, 99)
 FAN = (5, 25, 50, 75, 95)
-BATCH = 256
+BATCH = 1 << 14
+"""Most sessions per call of the compiled kernel: memory per batch is fixed."""
+BATCH_HANDS = 1 << 23
+"""Hands a batch aims at, so that long sessions report progress (and an estimate of the
+whole run's time) within a second or so."""
+SAMPLE = 10_000
+"""Sessions whose every figure is kept (the first ones): the plots' bankroll fan."""
+MAX_DISTINCT = 1 << 18
+"""Most distinct values a histogram keeps; past it, its bins widen (by powers of 2)."""
+
+
+class Histogram:
+    """Counts of integer values, merged batch by batch: exact while the values take at
+    most :data:`MAX_DISTINCT` distinct values, then binned by ``width`` (a power of 2),
+    so that memory stays bounded whatever the number of sessions.
+
+    >>> h = Histogram()
+    >>> h.add(np.array([3, 1, 2, 2, 9]))
+    >>> h.count, h.percentiles((0, 50, 100))
+    (5, {'p0': 1.0, 'p50': 2.0, 'p100': 9.0})
+    """
+
+    def __init__(self) -> None:
+        self.values = np.zeros(0, dtype=np.int64)
+        self.counts = np.zeros(0, dtype=np.int64)
+        self.width = 1
+
+    @property
+    def count(self) -> int:
+        return int(self.counts.sum())
+
+    def add(self, batch: npt.NDArray[np.int64]) -> None:
+        binned = batch if self.width == 1 else batch // self.width * self.width
+        values, counts = np.unique(binned, return_counts=True)
+        self._merge(values, counts.astype(np.int64))
+        while self.values.size > MAX_DISTINCT:
+            self.width *= 2
+            self._merge(self.values // self.width * self.width, self.counts, replace=True)
+
+    def _merge(self, values: npt.NDArray[np.int64], counts: npt.NDArray[np.int64],
+               replace: bool = False) -> None:
+        every = values if replace else np.concatenate((self.values, values))
+        weights = counts if replace else np.concatenate((self.counts, counts))
+        self.values, where = np.unique(every, return_inverse=True)
+        self.counts = np.bincount(where, weights=weights).astype(np.int64)
+
+    def at_rank(self, rank: int) -> int:
+        """The value at 0-based ``rank`` in sorted order."""
+        return int(self.values[np.searchsorted(np.cumsum(self.counts), rank, side="right")])
+
+    def percentiles(self, points: tuple[int, ...] = PERCENTILES) -> dict[str, float]:
+        """NumPy's default (linear) percentiles of the values counted."""
+        n = self.count
+        if n == 0:
+            return {}
+        result = {}
+        for point in points:
+            position = point / 100 * (n - 1)
+            low = int(np.floor(position))
+            below, above = self.at_rank(low), self.at_rank(min(low + 1, n - 1))
+            result[f"p{point}"] = float(below + (position - low) * (above - below))
+        return result
+
+
+@dataclass
+class SessionStats:
+    """Every session's figures, streamed: sums, counts and histograms, plus the first
+    :data:`SAMPLE` sessions in full for the plots."""
+
+    checkpoints: int
+    sessions: int = 0
+    result_sum: int = 0
+    ruined: int = 0
+    doubled: int = 0
+    played: int = 0
+    results: Histogram = field(default_factory=Histogram)
+    drawdowns: Histogram = field(default_factory=Histogram)
+    sample: list[npt.NDArray[np.int64]] = field(default_factory=list)
+    trajectories: list[npt.NDArray[np.int64]] = field(default_factory=list)
+
+    def add(self, outcome: npt.NDArray[np.int64], trajectory: npt.NDArray[np.int64],
+            bankroll: int) -> None:
+        final, drawdown, ruined_at, doubled_at, played = outcome.T
+        results = final - bankroll
+        self.sessions += int(outcome.shape[0])
+        self.result_sum += int(results.sum(dtype=np.int64))
+        self.ruined += int(np.count_nonzero(ruined_at >= 0))
+        self.doubled += int(np.count_nonzero(doubled_at >= 0))
+        self.played += int(played.sum(dtype=np.int64))
+        self.results.add(results)
+        self.drawdowns.add(drawdown)
+        room = SAMPLE - sum(len(part) for part in self.sample)
+        if room > 0:
+            self.sample.append(outcome[:room].copy())
+            self.trajectories.append(trajectory[:room].copy())
 
 
 @dataclass(frozen=True)
@@ -37,38 +133,67 @@ class SessionResult:
     seed: int
     hands_per_hour: int
     seconds: float
-    final: npt.NDArray[np.int64]
-    drawdown: npt.NDArray[np.int64]
-    ruined_at: npt.NDArray[np.int64]
-    doubled_at: npt.NDArray[np.int64]
-    played: npt.NDArray[np.int64]
-    trajectory: npt.NDArray[np.int64]
+    stats: SessionStats
     step: int
     interrupted: bool = False
+    bankroll_is_default: bool = False
+    bets_are_default: bool = False
 
     @property
     def sessions(self) -> int:
-        return int(self.final.shape[0])
+        return self.stats.sessions
+
+    @property
+    def _sample(self) -> npt.NDArray[np.int64]:
+        parts = self.stats.sample
+        return np.concatenate(parts) if parts else np.zeros((0, 5), dtype=np.int64)
+
+    @property
+    def final(self) -> npt.NDArray[np.int64]:
+        """Final bankroll of each sampled session (the first :data:`SAMPLE`)."""
+        return self._sample[:, 0]
+
+    @property
+    def drawdown(self) -> npt.NDArray[np.int64]:
+        return self._sample[:, 1]
+
+    @property
+    def ruined_at(self) -> npt.NDArray[np.int64]:
+        return self._sample[:, 2]
+
+    @property
+    def doubled_at(self) -> npt.NDArray[np.int64]:
+        return self._sample[:, 3]
+
+    @property
+    def played(self) -> npt.NDArray[np.int64]:
+        return self._sample[:, 4]
+
+    @property
+    def trajectory(self) -> npt.NDArray[np.int64]:
+        parts = self.stats.trajectories
+        return np.concatenate(parts) if parts else np.zeros((0, 1), dtype=np.int64)
 
     @property
     def results(self) -> npt.NDArray[np.int64]:
-        """Win (+) or loss (-) of each session."""
+        """Win (+) or loss (-) of each sampled session."""
         return self.final - self.bankroll
 
     @property
     def ruin_probability(self) -> Fraction:
-        return Fraction(int((self.ruined_at >= 0).sum()), max(self.sessions, 1))
+        return Fraction(self.stats.ruined, max(self.sessions, 1))
 
     @property
     def double_probability(self) -> Fraction:
-        return Fraction(int((self.doubled_at >= 0).sum()), max(self.sessions, 1))
+        return Fraction(self.stats.doubled, max(self.sessions, 1))
 
     @property
     def hours(self) -> float:
         return self.hands / self.hands_per_hour
 
     def theoretical_win_per_hour(self) -> float | None:
-        """The casino's expected win an hour: each bet times its exact house edge."""
+        """The casino's expected win an hour from one player: each bet times its exact
+        house edge (the player's expected loss)."""
         setup = self.setup
         total = Fraction(0)
         for name, stake in zip(setup.wager_names, setup.stakes, strict=True):
@@ -79,17 +204,18 @@ class SessionResult:
             total += stake * setup.exact[name]
         return float(total * self.hands_per_hour)
 
-    def observed_loss_per_hour(self) -> float:
-        played = int(self.played.sum())
-        return float(-self.results.sum() / played * self.hands_per_hour) if played else 0.0
+    def observed_win_per_hour(self) -> float:
+        """The casino's win an hour in these sessions (the players' loss)."""
+        played = self.stats.played
+        return float(-self.stats.result_sum / played * self.hands_per_hour) if played else 0.0
 
     def to_json(self) -> dict[str, Any]:
-        results = self.results
         return {
-            "rules": self.setup.rules.id,
+            **self.setup.rules.identity(),
             "strategy": self.setup.strategy.name,
             "bets": self.setup.bets,
             "bankroll": self.bankroll,
+            "bankroll_is_default": self.bankroll_is_default,
             "hands": self.hands,
             "sessions": self.sessions,
             "seed": self.seed,
@@ -97,55 +223,79 @@ class SessionResult:
             "interrupted": self.interrupted,
             "hands_per_hour": self.hands_per_hour,
             "most_at_risk_per_hand": self.setup.most_at_risk,
-            "result_percentiles": _percentiles(results),
-            "mean_result": float(results.mean()) if self.sessions else 0.0,
+            "result_percentiles": self.stats.results.percentiles(),
+            "percentile_bin_width": self.stats.results.width,
+            "mean_result": self.stats.result_sum / self.sessions if self.sessions else 0.0,
             "ruin_probability": float(self.ruin_probability),
             "double_probability": float(self.double_probability),
-            "max_drawdown_percentiles": _percentiles(self.drawdown),
+            "max_drawdown_percentiles": self.stats.drawdowns.percentiles(),
+            "hands_played": self.stats.played,
             "theoretical_win_per_hour": self.theoretical_win_per_hour(),
-            "observed_loss_per_hour": self.observed_loss_per_hour(),
+            "observed_win_per_hour": self.observed_win_per_hour(),
+            "win_per_hour_is": "the casino's win an hour from one player (the player's loss)",
         }
 
 
-def _percentiles(values: npt.NDArray[np.int64]) -> dict[str, float]:
-    if values.size == 0:
-        return {}
-    points = np.percentile(values, PERCENTILES)
-    return {f"p{p}": float(v) for p, v in zip(PERCENTILES, points, strict=True)}
+def batch_size(hands: int, threads: int) -> int:
+    """Sessions per batch: about :data:`BATCH_HANDS` hands, at least two per thread.
+
+    >>> batch_size(300, 2), batch_size(10**6, 2)
+    (16384, 8)
+    """
+    return max(2 * threads, min(BATCH, BATCH_HANDS // hands))
 
 
-def run_sessions(setup: Setup, bankroll: int, hands: int, sessions: int, seed: int = 0,
+def default_bankroll(setup: Setup) -> int:
+    """:data:`BANKROLL_HANDS` hands at the most one hand can cost."""
+    return BANKROLL_HANDS * setup.most_at_risk
+
+
+def run_sessions(setup: Setup, bankroll: int | None, hands: int, sessions: int, seed: int = 0,
                  hands_per_hour: int = DEFAULT_HANDS_PER_HOUR, checkpoints: int = 100,
                  workers: int | None = None, progress: Any = None) -> SessionResult:
-    """Play ``sessions`` sessions of ``hands`` hands; Ctrl-C keeps the finished batches."""
-    if bankroll < setup.most_at_risk:
-        raise ValueError(f"--bankroll {bankroll} cannot cover one hand "
+    """Play ``sessions`` sessions of ``hands`` hands (``bankroll`` None: the default);
+    Ctrl-C keeps the finished batches."""
+    check_session(bankroll, hands, sessions, seed, workers)
+    chosen = default_bankroll(setup) if bankroll is None else bankroll
+    if chosen < setup.most_at_risk:
+        raise ValueError(f"--bankroll {chosen} cannot cover one hand "
                          f"(up to {setup.most_at_risk} at risk)")
-    if hands < 1 or sessions < 1:
-        raise ValueError("--hands and --sessions must be at least 1")
-    nb.set_num_threads(available_threads(workers))
+    nb.set_num_threads(threads_for(workers))
     checkpoints = min(checkpoints, hands)
-    parts: list[tuple[npt.NDArray[np.int64], ...]] = []
+    stats = SessionStats(checkpoints)
+    load_session_kernel(setup, seed, chosen)
     interrupted = False
     start = time.perf_counter()
-    try:
-        for first in range(0, sessions, BATCH):
-            count = min(BATCH, sessions - first)
-            parts.append(kernel.sessions(
-                setup.game, seed, SESSION_STREAMS + first, count, hands, bankroll,
-                setup.most_at_risk, checkpoints, len(setup.wager_names), *setup.arrays))
-            if progress is not None:
-                progress(first + count, sessions)
-    except KeyboardInterrupt:
-        interrupted = True
+    with step("playing sessions", total=sessions) as playing:
+        try:
+            batch = batch_size(hands, threads_for(workers))
+            for first in range(0, sessions, batch):
+                count = min(batch, sessions - first)
+                keep = max(0, min(count, SAMPLE - first))
+                outcome, trajectory = kernel.sessions(
+                    setup.game, seed, SESSION_STREAMS + first, count, hands, chosen,
+                    setup.most_at_risk, checkpoints, keep, len(setup.wager_names),
+                    *setup.arrays)
+                stats.add(outcome, trajectory, chosen)
+                if first == 0:
+                    warn_if_long(count, sessions, time.perf_counter() - start, "sessions")
+                playing(first + count, sessions)
+                if progress is not None:
+                    progress(first + count, sessions)
+        except KeyboardInterrupt:
+            interrupted = True
     seconds = time.perf_counter() - start
-    joined = [np.concatenate([part[i] for part in parts]) if parts else
-              np.zeros((0, checkpoints + 1) if i == 5 else 0, dtype=np.int64)
-              for i in range(6)]
-    final, drawdown, ruined_at, doubled_at, played, trajectory = joined
-    return SessionResult(setup, bankroll, hands, seed, hands_per_hour, seconds, final,
-                         drawdown, ruined_at, doubled_at, played, trajectory,
-                         step=max(1, hands // checkpoints), interrupted=interrupted)
+    return SessionResult(setup, chosen, hands, seed, hands_per_hour, seconds, stats,
+                         step=max(1, hands // checkpoints), interrupted=interrupted,
+                         bankroll_is_default=bankroll is None)
+
+
+def load_session_kernel(setup: Setup, seed: int, bankroll: int) -> None:
+    """Load (or the first time, compile) the session kernel, timed apart."""
+    with step("loading the compiled session simulator", note=COMPILING) as loading:
+        kernel.sessions(setup.game, seed, SESSION_STREAMS, 1, 1, bankroll, setup.most_at_risk,
+                        1, 1, len(setup.wager_names), *setup.arrays)
+        compiled(loading, kernel.sessions, "compiling the session simulator")
 
 
 # Plots and the HTML report ----------------------------------------------------------------
@@ -157,11 +307,17 @@ def _figure(result: SessionResult) -> Any:
     import matplotlib.pyplot as plt
 
     figure, (left, right) = plt.subplots(1, 2, figsize=(11, 4))
-    # A rare jackpot would squeeze every other session into one bar: show the middle 99%
-    # and say how many sessions lie beyond it.
-    low, high = np.percentile(result.results, [0.5, 99.5])
-    outside = int(np.count_nonzero((result.results < low) | (result.results > high)))
-    left.hist(result.results, bins=60, range=(low, high), color="#1565c0")
+    # A rare jackpot would squeeze every other session into one bar: show the middle 98%
+    # and say how many sessions lie beyond it (1st to 99th percentile).
+    histogram = result.stats.results
+    spread = histogram.percentiles((0, 1, 99, 100))
+    low, high = spread["p1"], spread["p99"]
+    if low == high:
+        low, high = spread["p0"] - 0.5, spread["p100"] + 0.5
+    inside = (histogram.values >= low) & (histogram.values <= high)
+    outside = int(histogram.counts[~inside].sum())
+    left.hist(histogram.values[inside], weights=histogram.counts[inside], bins=60,
+              range=(low, high), color="#1565c0")
     left.axvline(0, color="#c62828", linewidth=1)
     left.set_title(f"Session results ({result.sessions} sessions of {result.hands} hands)")
     if outside:
@@ -169,13 +325,15 @@ def _figure(result: SessionResult) -> Any:
                       xycoords="axes fraction", ha="right", va="top", fontsize=8)
     left.set_xlabel("win / loss (units)")
     left.set_ylabel("sessions")
+    sampled = result.trajectory.shape[0]
     hands_axis = np.arange(result.trajectory.shape[1]) * result.step
     bands = np.percentile(result.trajectory - result.bankroll, FAN, axis=0)
     right.fill_between(hands_axis, bands[0], bands[4], color="#90caf9", label="5-95%")
     right.fill_between(hands_axis, bands[1], bands[3], color="#42a5f5", label="25-75%")
     right.plot(hands_axis, bands[2], color="#0d47a1", label="median")
     right.axhline(0, color="#c62828", linewidth=1)
-    right.set_title("Bankroll over the session (percentiles)")
+    right.set_title("Bankroll over the session (percentiles"
+                    + (f", first {sampled:,} sessions)" if sampled < result.sessions else ")"))
     right.set_xlabel("hands")
     right.set_ylabel("win / loss (units)")
     right.legend(loc="lower left")

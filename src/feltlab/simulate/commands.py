@@ -20,7 +20,7 @@ from feltlab.settle import WagerError, parse_wagers
 from feltlab.simulate import DEFAULT_HANDS_PER_HOUR, TOTAL_UNIT
 from feltlab.simulate.limits import BANKROLL_HANDS, check_range, check_session, check_simulate
 from feltlab.status import describe, one_time, reset, timings
-from feltlab.terminal import output_console
+from feltlab.terminal import one_line, output_console
 
 if TYPE_CHECKING:  # the simulator loads Numba: import it only when a command runs
     from feltlab.simulate.runner import SimulationResult
@@ -47,7 +47,7 @@ COUNTER_LABELS: Final = {
 
 
 def _fail(message: str) -> typer.Exit:
-    typer.echo(f"error: {message}", err=True)
+    typer.echo(f"error: {one_line(message)}", err=True)
     return typer.Exit(2)
 
 

@@ -1,0 +1,39 @@
+"""Live updates: a table's watchers hear that something changed and fetch what they may
+see. In one process the hub passes the word directly; across workers on PostgreSQL it
+goes through LISTEN/NOTIFY (see :mod:`feltlab.server.app`)."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections import defaultdict
+
+
+class Hub:
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._watchers: dict[int, set[tuple[asyncio.AbstractEventLoop, asyncio.Queue[int]]]] = (
+            defaultdict(set))
+
+    def watch(self, table_id: int) -> asyncio.Queue[int]:
+        queue: asyncio.Queue[int] = asyncio.Queue(maxsize=100)
+        with self._lock:
+            self._watchers[table_id].add((asyncio.get_running_loop(), queue))
+        return queue
+
+    def unwatch(self, table_id: int, queue: asyncio.Queue[int]) -> None:
+        with self._lock:
+            self._watchers[table_id] = {item for item in self._watchers[table_id]
+                                        if item[1] is not queue}
+
+    def publish(self, table_id: int) -> None:
+        """Tell the table's watchers in this process (callable from any thread)."""
+        with self._lock:
+            watchers = list(self._watchers.get(table_id, ()))
+        for loop, queue in watchers:
+            loop.call_soon_threadsafe(_offer, queue, table_id)
+
+
+def _offer(queue: asyncio.Queue[int], table_id: int) -> None:
+    if not queue.full():
+        queue.put_nowait(table_id)

@@ -24,7 +24,7 @@ class VerifyError(ValueError):
 
 def _field(document: dict[str, Any], name: str, kind: type) -> Any:
     value = document.get(name)
-    if not isinstance(value, kind) or isinstance(value, bool) and kind is int:
+    if not isinstance(value, kind) or (isinstance(value, bool) and kind is int):
         raise VerifyError(f"the round has no valid {name!r} field")
     return value
 

@@ -13,6 +13,7 @@ from feltlab.server import rounds
 from feltlab.server.api.deps import CallerDep, ServicesDep, run_money_request
 from feltlab.server.api.schemas import ActionRequest
 from feltlab.server.models import GameTable
+from feltlab.server.services import Services
 
 router = APIRouter(prefix="/api/v1", tags=["rounds"])
 
@@ -38,12 +39,18 @@ def act(round_id: int, body: ActionRequest, caller: CallerDep, found: ServicesDe
         table_id.append(table.id)
         timer = timedelta(seconds=table.decision_seconds) if table.shared else None
         rounds.act(session, loaded, caller.user_id, body.model_dump(), timer)
+        count_if_complete(found, loaded)
         return 200, rounds.round_view(session, loaded, caller.user_id)
 
     response = run_money_request(found, caller, request, body.model_dump(), work)
     for table in table_id:
         found.hub.publish(table)
     return response
+
+
+def count_if_complete(found: Services, loaded: rounds.LoadedRound) -> None:
+    if loaded.record.phase == "complete":
+        found.metrics.round_completed(loaded.rules.id, sum(seat.staked for seat in loaded.seats))
 
 
 @router.get("/rounds/{round_id}/recall")

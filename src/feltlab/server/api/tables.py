@@ -14,6 +14,7 @@ from sqlalchemy.orm import Session
 from feltlab.rules import RulesError, builtin_ids, load_rules
 from feltlab.server import rounds
 from feltlab.server.api.deps import CallerDep, ServicesDep, run_money_request
+from feltlab.server.api.rounds import count_if_complete
 from feltlab.server.api.schemas import RoundRequest, SeatRequest, TableRequest
 from feltlab.server.auth import Caller
 from feltlab.server.clock import now
@@ -159,6 +160,7 @@ def start_round(table_id: int, body: RoundRequest, caller: CallerDep, found: Ser
             loaded = _bet_at_shared(session, table, user, body)
         else:
             loaded = _deal_private(session, table, user, body, client_seed)
+            count_if_complete(found, loaded)
         return 201, rounds.round_view(session, loaded, caller.user_id)
 
     response = run_money_request(found, caller, request, body.model_dump(), work)

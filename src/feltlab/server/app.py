@@ -108,6 +108,12 @@ def _add_error_handlers(app: FastAPI) -> None:
         return JSONResponse({"detail": "the request conflicts with the current state; "
                                        "nothing was changed"}, 409)
 
+    @app.exception_handler(Exception)
+    async def unexpected(request: Request, error: Exception) -> JSONResponse:
+        log.exception("unexpected failure on %s %s", request.method, request.url.path[:100])
+        return JSONResponse({"detail": "the server failed unexpectedly; nothing was changed "
+                                       "and the failure is logged"}, 500)
+
     @app.exception_handler(OperationalError)
     async def busy(request: Request, error: OperationalError) -> JSONResponse:
         log.warning("database busy: %s", str(error.orig)[:200])

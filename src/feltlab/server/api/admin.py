@@ -11,7 +11,7 @@ from sqlalchemy.orm import Session
 
 from feltlab.server import audit, ledger
 from feltlab.server.api.deps import AdminDep, ServicesDep, run_money_request
-from feltlab.server.api.schemas import AdjustRequest, SharedTableRequest
+from feltlab.server.api.schemas import AdjustRequest, RowId, SharedTableRequest
 from feltlab.server.api.tables import builtin_rules, seated, table_json
 from feltlab.server.clock import now
 from feltlab.server.errors import ApiError, not_found
@@ -59,7 +59,7 @@ def open_table(body: SharedTableRequest, caller: AdminDep, found: ServicesDep
 
 
 @router.post("/tables/{table_id}/close")
-def close_table(table_id: int, caller: AdminDep, found: ServicesDep) -> dict[str, Any]:
+def close_table(table_id: RowId, caller: AdminDep, found: ServicesDep) -> dict[str, Any]:
     """Close a shared table to new bets (a round under way is played to the end)."""
     with found.transaction() as session:
         table = session.get(GameTable, table_id)

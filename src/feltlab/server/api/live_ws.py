@@ -13,6 +13,7 @@ from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from starlette.concurrency import run_in_threadpool
 
 from feltlab.server import rounds
+from feltlab.server.api.schemas import RowId
 from feltlab.server.api.tables import seated, table_json, visible_table
 from feltlab.server.auth import COOKIE_NAME, Caller, authenticate
 from feltlab.server.errors import ApiError
@@ -38,7 +39,7 @@ def _caller(websocket: WebSocket, found: Services) -> Caller:
         return authenticate(session, token[:200], found.auth)
 
 
-def _snapshot(found: Services, table_id: int, caller: Caller) -> dict[str, Any]:
+def _snapshot(found: Services, table_id: RowId, caller: Caller) -> dict[str, Any]:
     with found.transaction() as session:
         table = visible_table(session, table_id, caller)
         view = table_json(table, seated(session, table.id) if table.shared else None)
@@ -52,7 +53,7 @@ def _snapshot(found: Services, table_id: int, caller: Caller) -> dict[str, Any]:
 
 
 @router.websocket("/tables/{table_id}/live")
-async def live(websocket: WebSocket, table_id: int) -> None:
+async def live(websocket: WebSocket, table_id: RowId) -> None:
     found: Services = websocket.app.state.services
     try:
         caller = await run_in_threadpool(_caller, websocket, found)

@@ -11,7 +11,7 @@ from sqlalchemy.orm import Session
 
 from feltlab.server import rounds
 from feltlab.server.api.deps import CallerDep, ServicesDep, run_money_request
-from feltlab.server.api.schemas import ActionRequest
+from feltlab.server.api.schemas import ActionRequest, RowId
 from feltlab.server.models import GameTable
 from feltlab.server.services import Services
 
@@ -19,7 +19,7 @@ router = APIRouter(prefix="/api/v1", tags=["rounds"])
 
 
 @router.get("/rounds/{round_id}")
-def get_round(round_id: int, caller: CallerDep, found: ServicesDep) -> dict[str, Any]:
+def get_round(round_id: RowId, caller: CallerDep, found: ServicesDep) -> dict[str, Any]:
     """The round as the caller may see it; another player's round is not found."""
     with found.transaction() as session:
         return rounds.round_view(session, rounds.load_for(session, round_id, caller.user_id),
@@ -27,7 +27,7 @@ def get_round(round_id: int, caller: CallerDep, found: ServicesDep) -> dict[str,
 
 
 @router.post("/rounds/{round_id}/actions")
-def act(round_id: int, body: ActionRequest, caller: CallerDep, found: ServicesDep,
+def act(round_id: RowId, body: ActionRequest, caller: CallerDep, found: ServicesDep,
         request: Request) -> JSONResponse:
     """The caller's decision; a raise, play or bet is debited here."""
     table_id: list[int] = []
@@ -54,7 +54,7 @@ def count_if_complete(found: Services, loaded: rounds.LoadedRound) -> None:
 
 
 @router.get("/rounds/{round_id}/recall")
-def recall(round_id: int, caller: CallerDep, found: ServicesDep) -> dict[str, Any]:
+def recall(round_id: RowId, caller: CallerDep, found: ServicesDep) -> dict[str, Any]:
     """The round step by step: each event with the cards then visible, the stake so far
     and the balance, ending with the results."""
     with found.transaction() as session:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
+from fastapi import Path
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 MAX_AMOUNT = 1_000_000_000
@@ -58,3 +59,6 @@ class AdjustRequest(Strict):
     username: ShortText
     amount: Annotated[int, Field(ge=-MAX_AMOUNT, le=MAX_AMOUNT)]
     memo: Annotated[str, StringConstraints(max_length=200)] = ""
+
+RowId = Annotated[int, Path(ge=1, le=2**31 - 1)]
+"""A table or round id in a path."""

@@ -15,7 +15,7 @@ from feltlab.rules import RulesError, builtin_ids, load_rules
 from feltlab.server import rounds
 from feltlab.server.api.deps import CallerDep, ServicesDep, run_money_request
 from feltlab.server.api.rounds import count_if_complete
-from feltlab.server.api.schemas import RoundRequest, SeatRequest, TableRequest
+from feltlab.server.api.schemas import RoundRequest, RowId, SeatRequest, TableRequest
 from feltlab.server.auth import Caller
 from feltlab.server.clock import now
 from feltlab.server.errors import ApiError, conflict, not_found
@@ -53,14 +53,14 @@ def table_json(table: GameTable, seats: list[tuple[int, str]] | None = None) -> 
     return view
 
 
-def visible_table(session: Session, table_id: int, caller: Caller) -> GameTable:
+def visible_table(session: Session, table_id: RowId, caller: Caller) -> GameTable:
     table = session.get(GameTable, table_id)
     if table is None or (not table.shared and table.owner_id != caller.user_id):
         raise not_found(f"table {table_id}")
     return table
 
 
-def seated(session: Session, table_id: int) -> list[tuple[int, str]]:
+def seated(session: Session, table_id: RowId) -> list[tuple[int, str]]:
     return list(session.execute(
         select(TableSeat.seat, User.username).join(User, User.id == TableSeat.user_id)
         .where(TableSeat.table_id == table_id).order_by(TableSeat.seat)).all())
@@ -91,7 +91,7 @@ def list_tables(caller: CallerDep, found: ServicesDep) -> list[dict[str, Any]]:
 
 
 @router.get("/tables/{table_id}")
-def get_table(table_id: int, caller: CallerDep, found: ServicesDep) -> dict[str, Any]:
+def get_table(table_id: RowId, caller: CallerDep, found: ServicesDep) -> dict[str, Any]:
     """The table, and its current round as the caller may see it."""
     with found.transaction() as session:
         table = visible_table(session, table_id, caller)
@@ -103,7 +103,7 @@ def get_table(table_id: int, caller: CallerDep, found: ServicesDep) -> dict[str,
 
 
 @router.post("/tables/{table_id}/seats", status_code=201)
-def take_seat(table_id: int, body: SeatRequest, caller: CallerDep,
+def take_seat(table_id: RowId, body: SeatRequest, caller: CallerDep,
               found: ServicesDep) -> dict[str, Any]:
     """Sit at a shared table."""
     with found.transaction() as session:
@@ -125,7 +125,7 @@ def take_seat(table_id: int, body: SeatRequest, caller: CallerDep,
 
 
 @router.delete("/tables/{table_id}/seats")
-def leave_seat(table_id: int, caller: CallerDep, found: ServicesDep) -> dict[str, Any]:
+def leave_seat(table_id: RowId, caller: CallerDep, found: ServicesDep) -> dict[str, Any]:
     with found.transaction() as session:
         table = visible_table(session, table_id, caller)
         row = session.scalars(select(TableSeat).where(
@@ -138,7 +138,7 @@ def leave_seat(table_id: int, caller: CallerDep, found: ServicesDep) -> dict[str
 
 
 @router.post("/tables/{table_id}/rounds", status_code=201)
-def start_round(table_id: int, body: RoundRequest, caller: CallerDep, found: ServicesDep,
+def start_round(table_id: RowId, body: RoundRequest, caller: CallerDep, found: ServicesDep,
                 request: Request) -> JSONResponse:
     """Bet: a practice table deals at once; a shared table takes the wagers into its open
     betting window. The wagers are debited here."""
@@ -199,5 +199,5 @@ def _bet_at_shared(session: Session, table: GameTable, user: User, body: RoundRe
     return loaded
 
 
-def rounds_at(session: Session, table_id: int) -> list[int]:
+def rounds_at(session: Session, table_id: RowId) -> list[int]:
     return list(session.scalars(select(Round.id).where(Round.table_id == table_id)))

@@ -37,7 +37,7 @@ from feltlab.engine import (
     action_to_json,
 )
 from feltlab.rules import FlushRules, HoldemStudRules, NineCardRules, Rules, load_rules
-from feltlab.server import ledger
+from feltlab.server import faults, ledger
 from feltlab.server.clock import aware, now
 from feltlab.server.errors import ApiError, conflict, not_found, refused
 from feltlab.server.fairness import commitment, deck_from_seed, new_server_seed
@@ -105,6 +105,8 @@ def _append(session: Session, loaded: LoadedRound, action: Action) -> None:
     session.add(RoundEvent(round_id=loaded.record.id, seq=loaded.events,
                            action=json.dumps(action_to_json(action)), at=now()))
     loaded.events += 1
+    session.flush()
+    faults.event_appended()
 
 
 # --- starting a round --------------------------------------------------------------------

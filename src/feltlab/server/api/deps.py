@@ -14,6 +14,7 @@ from fastapi.responses import JSONResponse
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from feltlab.server import faults
 from feltlab.server.auth import (
     COOKIE_NAME,
     CSRF_HEADER,
@@ -122,7 +123,8 @@ def _run_once(found: Services, caller: Caller, key: str | None, digest: str,
             status, payload = work(session)
             if key is not None:
                 claim.status_code, claim.body = status, json.dumps(payload)
-            return JSONResponse(payload, status)
+        faults.request_committed()
+        return JSONResponse(payload, status)
     except IntegrityError as error:
         if key is not None and "idempotency" in str(error).lower():
             raise _KeyRace from None

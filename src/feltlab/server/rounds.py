@@ -353,7 +353,7 @@ def _others(loaded: LoadedRound, mine: int | None, usernames: dict[int, str]
         if seat.seat == mine:
             continue
         hand = loaded.state.seats.get(seat.seat)
-        view: dict[str, Any] = {"seat": seat.seat, "player": usernames.get(seat.user_id, ""),
+        view: dict[str, Any] = {"seat": seat.seat, "username": usernames.get(seat.user_id, ""),
                                 "wagers": dict(hand.wagers) if hand else {},
                                 "decisions": list(hand.decisions) if hand else []}
         view |= _seat_cards(loaded, seat.seat, complete)

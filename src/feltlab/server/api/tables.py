@@ -196,6 +196,10 @@ def _bet_at_shared(session: Session, table: GameTable, user: User, body: RoundRe
         if loaded.record.phase != "wagers":
             raise conflict(f"betting is closed: round {current} is being played")
     rounds.place_wagers(session, loaded, user, seat, body.wagers, body.colour)
+    seated_now = session.scalars(select(TableSeat.user_id).where(
+        TableSeat.table_id == table.id)).all()
+    if {item.user_id for item in loaded.seats} >= set(seated_now):
+        rounds.deal(session, loaded, timedelta(seconds=table.decision_seconds))
     return loaded
 
 

@@ -68,15 +68,16 @@ def word_stream(seed: str, client_seed: str) -> Iterator[int]:
         counter += 1
 
 
-def unbiased_randbelow(words: Iterator[int]) -> Callable[[int], int]:
-    """``randbelow(n)``: uniform on ``0 .. n-1`` by rejection sampling of the words.
+def unbiased_randbelow(words: Iterator[int], bits: int = 32) -> Callable[[int], int]:
+    """``randbelow(n)``: uniform on ``0 .. n-1`` by rejection sampling of the ``bits``-bit
+    words (the tests use small words to check every case exhaustively).
 
     >>> randbelow = unbiased_randbelow(iter([0xFFFFFFFF, 7]))
     >>> randbelow(3)  # 0xFFFFFFFF is rejected: 2**32 is not a multiple of 3
     1
     """
     def randbelow(n: int) -> int:
-        limit = (1 << 32) - (1 << 32) % n
+        limit = (1 << bits) - (1 << bits) % n
         while True:
             word = next(words)
             if word < limit:

@@ -21,6 +21,7 @@ from feltlab.server.api import accounts, admin, live_ws, rounds, tables
 from feltlab.server.auth import AuthSettings, password_hasher
 from feltlab.server.db import database_reachable, make_engine, session_factory
 from feltlab.server.errors import ApiError
+from feltlab.server.notify import Announcer
 from feltlab.server.services import Services
 from feltlab.server.timers import Ticker
 
@@ -35,13 +36,16 @@ def create_app(database_url: str, auth_settings: AuthSettings | None = None,
     migrate.upgrade(engine)
     settings = auth_settings or AuthSettings()
     found = Services(engine, session_factory(engine), password_hasher(settings), settings)
+    announcer = found.announcer = Announcer(engine, found.hub)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         ticker = Ticker(found) if timers else None
         if ticker:
             ticker.start()
+        announcer.start()
         yield
+        announcer.stop()
         if ticker:
             ticker.stop()
         engine.dispose()

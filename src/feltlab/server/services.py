@@ -16,6 +16,7 @@ from feltlab.server.auth import AuthSettings
 from feltlab.server.db import transaction
 from feltlab.server.live import Hub
 from feltlab.server.metrics import Metrics
+from feltlab.server.notify import Announcer
 
 
 @dataclass
@@ -26,6 +27,14 @@ class Services:
     auth: AuthSettings
     metrics: Metrics = field(default_factory=Metrics)
     hub: Hub = field(default_factory=Hub)
+    announcer: Announcer | None = None
+
+    def publish(self, table_id: int) -> None:
+        """Tell every watcher of the table, in every worker, that it changed."""
+        if self.announcer is None:
+            self.hub.publish(table_id)
+        else:
+            self.announcer.publish(table_id)
 
     @contextmanager
     def transaction(self) -> Iterator[Session]:

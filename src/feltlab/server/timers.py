@@ -36,7 +36,7 @@ def run_due(found: Services) -> int:
     for round_id in due_rounds(found):
         table_id = _run_one(found, round_id)
         if table_id is not None:
-            found.hub.publish(table_id)
+            found.publish(table_id)
             moved += 1
     return moved
 

@@ -44,7 +44,7 @@ def act(round_id: RowId, body: ActionRequest, caller: CallerDep, found: Services
 
     response = run_money_request(found, caller, request, body.model_dump(), work)
     for table in table_id:
-        found.hub.publish(table)
+        found.publish(table)
     return response
 
 

@@ -120,8 +120,9 @@ def take_seat(table_id: RowId, body: SeatRequest, caller: CallerDep,
                 raise conflict(f"seat {body.seat} is taken")
         session.add(TableSeat(table_id=table_id, seat=body.seat, user_id=caller.user_id))
         session.flush()
-        found.hub.publish(table_id)
-        return table_json(table, seated(session, table_id))
+        answer = table_json(table, seated(session, table_id))
+    found.publish(table_id)
+    return answer
 
 
 @router.delete("/tables/{table_id}/seats")
@@ -164,7 +165,7 @@ def start_round(table_id: RowId, body: RoundRequest, caller: CallerDep, found: S
         return 201, rounds.round_view(session, loaded, caller.user_id)
 
     response = run_money_request(found, caller, request, body.model_dump(), work)
-    found.hub.publish(table_id)
+    found.publish(table_id)
     return response
 
 

@@ -17,7 +17,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from feltlab.server import migrate
-from feltlab.server.api import accounts, admin, live_ws, rounds, tables
+from feltlab.server.api import accounts, admin, live_ws, rounds, rules_routes, tables
 from feltlab.server.auth import AuthSettings, password_hasher
 from feltlab.server.db import database_reachable, make_engine, session_factory
 from feltlab.server.errors import ApiError
@@ -53,7 +53,7 @@ def create_app(database_url: str, auth_settings: AuthSettings | None = None,
     app = FastAPI(title="feltlab table server", version="1", lifespan=lifespan)
     app.state.services = found
     for router in (accounts.router, tables.router, rounds.router, admin.router,
-                   live_ws.router):
+                   live_ws.router, rules_routes.router):
         app.include_router(router)
     _add_operations(app, found)
     _add_error_handlers(app)

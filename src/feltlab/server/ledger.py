@@ -62,6 +62,10 @@ def open_wallets(session: Session, user_id: int) -> None:
 
 
 def balance(session: Session, user_id: int, currency: str, lock: bool = False) -> int:
+    """A player's balance; with ``lock``, the house wallet is locked first, as every
+    transfer does, so that transactions always lock in one order and never deadlock."""
+    if lock:
+        _wallet(session, house_name(currency))
     return _wallet(session, wallet_name(user_id, currency), lock).balance
 
 

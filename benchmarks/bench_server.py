@@ -108,7 +108,7 @@ ADMIN_DATABASE: dict[str, str] = {}
 async def sign_in(client: httpx.AsyncClient, name: str, admin: bool = False
                   ) -> dict[str, str]:
     if admin:
-        from feltlab.server.auth import create_account, password_hasher, AuthSettings
+        from feltlab.server.auth import AuthSettings, create_account, password_hasher
         from feltlab.server.db import make_engine, session_factory, transaction
 
         engine = make_engine(ADMIN_DATABASE["url"])

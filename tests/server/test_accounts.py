@@ -120,7 +120,7 @@ def test_admin_only_routes(client: TestClient) -> None:
 def test_admin_created_by_cli_adjusts_cash(sqlite_url: str) -> None:
     from server.cli_helpers import run_cli
 
-    code, out, err = run_cli(["admin", "create", "boss", "--database", sqlite_url,
+    code, _, err = run_cli(["admin", "create", "boss", "--database", sqlite_url,
                               "--password-stdin"], "boss-password\n")
     assert code == 0, err
     app = create_app(sqlite_url, AuthSettings(), timers=False)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections import Counter
+from collections.abc import Callable, Iterator
 
 import numpy as np
 import pytest
@@ -80,13 +81,17 @@ def test_card_by_position_chi_square_million() -> None:
     assert min(upper_tail(float(value), 51) for value in per_position) > 1e-4 / 52
 
 
+def naive_randbelow(words: Iterator[int]) -> Callable[[int], int]:
+    """Modulo of 6-bit words, no rejection: biased."""
+    return lambda n: (next(words) >> 26) % n
+
+
 def test_chi_square_catches_a_biased_mapping() -> None:
     """The same statistic flags the classic modulo bias of a naive shuffle."""
     size, decks = 52, 20_000
     counts = np.zeros((size, size), dtype=np.int64)
     for number in range(decks):
-        words = word_stream(f"{number:064x}", "bias")
-        order = fisher_yates(range(size), lambda n: (next(words) >> 26) % n)  # 6-bit words
+        order = fisher_yates(range(size), naive_randbelow(word_stream(f"{number:064x}", "bias")))
         counts[np.arange(size), order] += 1
     expected = decks / size
     statistic = float(((counts - expected) ** 2 / expected).sum())

@@ -16,6 +16,7 @@ from sqlalchemy.exc import IntegrityError, OperationalError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from feltlab.jsonio import JSONInputError, loads
 from feltlab.server import migrate
 from feltlab.server.api import accounts, admin, live_ws, rounds, rules_routes, tables
 from feltlab.server.auth import AuthSettings, password_hasher
@@ -141,35 +142,61 @@ def _add_request_log(app: FastAPI, found: Services) -> None:
 
 
 class BodyLimit:
-    """Refuse request bodies over :data:`MAX_BODY` bytes (413) before they are read."""
+    """Refuse request bodies over :data:`MAX_BODY` bytes (413) before they are read, and
+    JSON bodies that are ambiguous or beyond limits (422: a key given twice, NaN, a
+    100-digit number, deep nesting) before any handler sees them."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
+        if scope["type"] != "http" or scope["method"] in ("GET", "HEAD", "OPTIONS"):
             await self.app(scope, receive, send)
             return
         declared = dict(scope.get("headers") or []).get(b"content-length")
         if declared is not None and (not declared.isdigit() or int(declared) > MAX_BODY):
-            await _too_large(send)
+            await _refuse(send, 413, f"the request body is over {MAX_BODY} bytes")
             return
-        seen = 0
-
-        async def limited() -> Message:
-            nonlocal seen
+        body = b""
+        while True:
             message = await receive()
-            seen += len(message.get("body", b""))
-            if seen > MAX_BODY:
-                raise ApiError(413, f"the request body is over {MAX_BODY} bytes")
-            return message
+            body += message.get("body", b"")
+            if len(body) > MAX_BODY:
+                await _refuse(send, 413, f"the request body is over {MAX_BODY} bytes")
+                return
+            if not message.get("more_body"):
+                break
+        problem = _json_problem(body)
+        if problem:
+            await _refuse(send, 422, problem)
+            return
+        delivered = False
 
-        await self.app(scope, limited, send)
+        async def replay() -> Message:
+            nonlocal delivered
+            if delivered:
+                return await receive()
+            delivered = True
+            return {"type": "http.request", "body": body, "more_body": False}
+
+        await self.app(scope, replay, send)
 
 
-async def _too_large(send: Send) -> None:
-    body = json.dumps({"detail": f"the request body is over {MAX_BODY} bytes"}).encode()
-    await send({"type": "http.response.start", "status": 413,
+def _json_problem(body: bytes) -> str | None:
+    if not body.strip():
+        return None
+    try:
+        loads(body.decode("utf-8"))
+    except UnicodeDecodeError:
+        return "the request body is not UTF-8 text"
+    except JSONInputError as error:
+        return f"the request body is not acceptable JSON: {error}"
+    return None
+
+
+async def _refuse(send: Send, status: int, detail: str) -> None:
+    body = json.dumps({"detail": detail}).encode()
+    await send({"type": "http.response.start", "status": status,
                 "headers": [(b"content-type", b"application/json"),
                             (b"content-length", str(len(body)).encode())]})
     await send({"type": "http.response.body", "body": body})

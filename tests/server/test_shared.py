@@ -164,3 +164,37 @@ def test_websocket_refuses_strangers(client: TestClient) -> None:
             f"/api/v1/tables/{table_id}/live", headers=sign_up(client)) as live:
         live.receive_json()
     assert refused.value.code == 4404
+
+
+def test_live_updates_cross_workers(database_url: str, monkeypatch: pytest.MonkeyPatch
+                                    ) -> None:
+    """Two apps on one database stand for two workers: a bet made through one reaches a
+    WebSocket watcher on the other at once (NOTIFY on PostgreSQL, not the slow re-read)."""
+    import time
+
+    from feltlab.server.api import live_ws
+
+    if not database_url.startswith("postgresql"):
+        pytest.skip("SQLite serves one host; its watchers re-read every second")
+    monkeypatch.setattr(live_ws, "POLL_SECONDS", 8.0)
+    first, second = (create_app(database_url, FAST_HASHING, timers=False) for _ in range(2))
+    with TestClient(first) as watcher_side, TestClient(second) as player_side:
+        admin = make_admin(player_side)
+        table_id = player_side.post("/api/v1/admin/tables", json={"rules": "high-card-flush"},
+                                    headers=admin).json()["id"]
+        player = sign_up(player_side)
+        player_side.post(f"/api/v1/tables/{table_id}/seats", json={"seat": 2}, headers=player)
+        watcher = sign_up(watcher_side)
+        with watcher_side.websocket_connect(f"/api/v1/tables/{table_id}/live",
+                                            headers=watcher) as live:
+            assert live.receive_json()["round"] is None
+            time.sleep(0.5)  # let the listener connect
+            started = time.monotonic()
+            player_side.post(f"/api/v1/tables/{table_id}/rounds",
+                             json={"wagers": {"ante": 3}}, headers=player)
+            update = live.receive_json()
+            assert time.monotonic() - started < 4
+            assert update["round"]["phase"] == "decisions" and update["round"]["seat"] is None
+            assert card_tokens(update) == set()  # a watcher without a seat sees no card
+    for app in (first, second):
+        app.state.services.engine.dispose()

@@ -56,6 +56,9 @@ def _run_one(found: Services, round_id: int) -> int | None:
             rounds.deal(session, loaded, decision)
         elif loaded.state.phase is Phase.DECISIONS:
             rounds.fold_absent(session, loaded, decision)
+        if loaded.state.phase is Phase.COMPLETE:
+            found.metrics.round_completed(loaded.rules.id,
+                                          sum(seat.staked for seat in loaded.seats))
         return table.id
 
 

@@ -58,7 +58,7 @@ class Load:
                                        **headers, "Idempotency-Key": f"{index}-{played}"})
             if bet.status_code != 201:
                 self.refusals += 1
-                await asyncio.sleep(0.05)
+                await asyncio.sleep(0.25)
                 continue
             await self.finish(client, headers, bet.json())
             played += 1
@@ -75,7 +75,7 @@ class Load:
                     view = answer.json()
                     continue
                 self.refusals += 1
-            await asyncio.sleep(0.05)
+            await asyncio.sleep(0.25)
             view = (await client.get(f"/api/v1/rounds/{round_id}", headers=headers)).json()
         if view["phase"] == "complete":
             self.completed.add(round_id)

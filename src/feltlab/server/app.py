@@ -38,6 +38,9 @@ def create_app(database_url: str, auth_settings: AuthSettings | None = None,
     settings = auth_settings or AuthSettings()
     found = Services(engine, session_factory(engine), password_hasher(settings), settings)
     announcer = found.announcer = Announcer(engine, found.hub)
+    reader = make_engine(database_url, writer=False) if engine.dialect.name == "sqlite" else None
+    if reader is not None:
+        found.readers = session_factory(reader)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -50,6 +53,8 @@ def create_app(database_url: str, auth_settings: AuthSettings | None = None,
         if ticker:
             ticker.stop()
         engine.dispose()
+        if reader is not None:
+            reader.dispose()
 
     app = FastAPI(title="feltlab table server", version="1", lifespan=lifespan)
     app.state.services = found

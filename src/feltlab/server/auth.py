@@ -49,6 +49,7 @@ class Caller:
     username: str
     role: str
     token_id: int
+    stale: bool = False  # last use long enough ago to be written down again
 
     @property
     def is_admin(self) -> bool:
@@ -137,7 +138,8 @@ def _password_matches(hasher: PasswordHasher, stored: str, password: str) -> boo
 
 
 def authenticate(session: Session, token: str, settings: AuthSettings) -> Caller:
-    """The caller a token belongs to; an unknown, revoked or idle token is refused."""
+    """The caller a token belongs to; an unknown, revoked or idle token is refused.
+    Only reads: when ``stale``, the caller's :func:`touch` records the use."""
     row = session.execute(select(AuthToken, User).join(User, User.id == AuthToken.user_id)
                           .where(AuthToken.token_hash == token_digest(token))).one_or_none()
     if row is None:
@@ -148,10 +150,14 @@ def authenticate(session: Session, token: str, settings: AuthSettings) -> Caller
         raise ApiError(401, "this token was revoked at logout; sign in again")
     if moment - aware(record.last_used_at) > timedelta(minutes=settings.idle_minutes):
         raise ApiError(401, "this token expired after idle time; sign in again")
-    if moment - aware(record.last_used_at) > timedelta(seconds=30):
-        session.execute(update(AuthToken).where(AuthToken.id == record.id)
-                        .values(last_used_at=moment))
-    return Caller(user.id, user.username, user.role, record.id)
+    stale = moment - aware(record.last_used_at) > timedelta(seconds=30)
+    return Caller(user.id, user.username, user.role, record.id, stale)
+
+
+def touch(session: Session, caller: Caller) -> None:
+    """Record that the token was used now (its idle time starts again)."""
+    session.execute(update(AuthToken).where(AuthToken.id == caller.token_id)
+                    .values(last_used_at=now()))
 
 
 def logout(session: Session, caller: Caller) -> None:

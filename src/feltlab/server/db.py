@@ -63,17 +63,20 @@ def _prepare_sqlite_folder(url: str) -> None:
         Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)
 
 
-def make_engine(url: str) -> Engine:
+def make_engine(url: str, writer: bool = True) -> Engine:
+    """An engine on ``url``. On SQLite a writer engine begins every transaction with
+    ``BEGIN IMMEDIATE``; a reader engine (``writer=False``) begins plainly, so reads run
+    beside the one writer, as WAL allows."""
     url = normalise_url(url)
     if url.startswith("sqlite"):
         _prepare_sqlite_folder(url)
         engine = create_engine(url, connect_args={"timeout": 60, "check_same_thread": False})
-        _configure_sqlite(engine)
+        _configure_sqlite(engine, writer)
         return engine
     return create_engine(url, pool_size=10, max_overflow=20, pool_pre_ping=True)
 
 
-def _configure_sqlite(engine: Engine) -> None:
+def _configure_sqlite(engine: Engine, writer: bool) -> None:
     @event.listens_for(engine, "connect")
     def on_connect(dbapi_connection: Any, record: Any) -> None:
         dbapi_connection.isolation_level = None  # SQLAlchemy issues BEGIN itself
@@ -86,7 +89,7 @@ def _configure_sqlite(engine: Engine) -> None:
 
     @event.listens_for(engine, "begin")
     def on_begin(connection: Any) -> None:
-        connection.exec_driver_sql("BEGIN IMMEDIATE")
+        connection.exec_driver_sql("BEGIN IMMEDIATE" if writer else "BEGIN")
 
 
 def is_postgresql(engine: Engine) -> bool:

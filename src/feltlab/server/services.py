@@ -28,6 +28,13 @@ class Services:
     metrics: Metrics = field(default_factory=Metrics)
     hub: Hub = field(default_factory=Hub)
     announcer: Announcer | None = None
+    readers: sessionmaker[Session] | None = None
+
+    @contextmanager
+    def read(self) -> Iterator[Session]:
+        """A transaction that only reads (beside the writer, on SQLite)."""
+        with transaction(self.readers or self.sessions) as session:
+            yield session
 
     def publish(self, table_id: int) -> None:
         """Tell every watcher of the table, in every worker, that it changed."""

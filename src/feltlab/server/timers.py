@@ -23,7 +23,7 @@ log = logging.getLogger("feltlab.server")
 
 
 def due_rounds(found: Services) -> list[int]:
-    with found.transaction() as session:
+    with found.read() as session:
         return list(session.scalars(select(Round.id).where(
             Round.deadline.is_not(None), Round.deadline <= now(),
             Round.phase.in_([Phase.WAGERS.value, Phase.DECISIONS.value])).limit(50)))

@@ -67,7 +67,7 @@ def _me(session: Session, caller_id: int) -> dict[str, Any]:
 
 @router.get("/me")
 def me(caller: CallerDep, found: ServicesDep) -> dict[str, Any]:
-    with found.transaction() as session:
+    with found.read() as session:
         return _me(session, caller.user_id)
 
 
@@ -105,7 +105,7 @@ def set_limits(body: LimitsRequest, caller: CallerDep, found: ServicesDep) -> di
 def my_rounds(caller: CallerDep, found: ServicesDep,
               limit: Annotated[int, Query(ge=1, le=100)] = 10) -> list[dict[str, Any]]:
     """The caller's latest rounds, newest first."""
-    with found.transaction() as session:
+    with found.read() as session:
         return [rounds.round_view(session, rounds.load_round(session, round_id),
                                   caller.user_id)
                 for round_id in rounds.recent_rounds(session, caller.user_id, limit)]

@@ -74,7 +74,7 @@ def close_table(table_id: RowId, caller: AdminDep, found: ServicesDep) -> dict[s
 def read_audit(caller: AdminDep, found: ServicesDep,
                limit: Annotated[int, Query(ge=1, le=1000)] = 100) -> dict[str, Any]:
     """The latest audit lines, and whether the whole chain is intact."""
-    with found.transaction() as session:
+    with found.read() as session:
         report = audit.verify_session(session)
         lines = session.scalars(select(AuditRecord).order_by(AuditRecord.id.desc())
                                 .limit(limit))

@@ -21,6 +21,7 @@ from feltlab.server.auth import (
     Caller,
     authenticate,
     csrf_for,
+    touch,
 )
 from feltlab.server.clock import now
 from feltlab.server.errors import ApiError
@@ -54,8 +55,16 @@ def current_caller(request: Request,
         if not hmac.compare_digest(sent.encode("utf-8", "replace"),
                                    csrf_for(token).encode()):
             raise ApiError(403, f"the {CSRF_HEADER} header is missing or wrong")
-    with found.transaction() as session:
-        return authenticate(session, token, found.auth)
+    return authenticated(found, token)
+
+
+def authenticated(found: Services, token: str) -> Caller:
+    with found.read() as session:
+        caller = authenticate(session, token, found.auth)
+    if caller.stale:
+        with found.transaction() as session:
+            touch(session, caller)
+    return caller
 
 
 def admin_caller(caller: Annotated[Caller, Depends(current_caller)]) -> Caller:

@@ -13,9 +13,10 @@ from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from starlette.concurrency import run_in_threadpool
 
 from feltlab.server import rounds
+from feltlab.server.api.deps import authenticated
 from feltlab.server.api.schemas import RowId
 from feltlab.server.api.tables import seated, table_json, visible_table
-from feltlab.server.auth import COOKIE_NAME, Caller, authenticate
+from feltlab.server.auth import COOKIE_NAME, Caller
 from feltlab.server.errors import ApiError
 from feltlab.server.services import Services
 
@@ -35,12 +36,11 @@ def _caller(websocket: WebSocket, found: Services) -> Caller:
             raise ApiError(403, "a cookie session is accepted only from this server's pages")
     if not token:
         raise ApiError(401, "sign in first")
-    with found.transaction() as session:
-        return authenticate(session, token[:200], found.auth)
+    return authenticated(found, token[:200])
 
 
 def _snapshot(found: Services, table_id: RowId, caller: Caller) -> dict[str, Any]:
-    with found.transaction() as session:
+    with found.read() as session:
         table = visible_table(session, table_id, caller)
         view = table_json(table, seated(session, table.id) if table.shared else None)
         current = rounds.unfinished_round(session, table.id)

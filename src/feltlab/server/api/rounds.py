@@ -21,7 +21,7 @@ router = APIRouter(prefix="/api/v1", tags=["rounds"])
 @router.get("/rounds/{round_id}")
 def get_round(round_id: RowId, caller: CallerDep, found: ServicesDep) -> dict[str, Any]:
     """The round as the caller may see it; another player's round is not found."""
-    with found.transaction() as session:
+    with found.read() as session:
         return rounds.round_view(session, rounds.load_for(session, round_id, caller.user_id),
                                  caller.user_id)
 
@@ -57,7 +57,7 @@ def count_if_complete(found: Services, loaded: rounds.LoadedRound) -> None:
 def recall(round_id: RowId, caller: CallerDep, found: ServicesDep) -> dict[str, Any]:
     """The round step by step: each event with the cards then visible, the stake so far
     and the balance, ending with the results."""
-    with found.transaction() as session:
+    with found.read() as session:
         loaded = rounds.load_for(session, round_id, caller.user_id)
         seat = loaded.seat_of(caller.user_id)
         assert seat is not None

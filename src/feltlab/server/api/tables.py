@@ -82,7 +82,7 @@ def create_table(body: TableRequest, caller: CallerDep, found: ServicesDep) -> d
 @router.get("/tables")
 def list_tables(caller: CallerDep, found: ServicesDep) -> list[dict[str, Any]]:
     """The shared tables open now and the caller's own tables."""
-    with found.transaction() as session:
+    with found.read() as session:
         tables = session.scalars(select(GameTable).where(
             ((GameTable.shared.is_(True)) & (GameTable.status == "open"))
             | (GameTable.owner_id == caller.user_id)).order_by(GameTable.id.desc()).limit(100))
@@ -93,7 +93,7 @@ def list_tables(caller: CallerDep, found: ServicesDep) -> list[dict[str, Any]]:
 @router.get("/tables/{table_id}")
 def get_table(table_id: RowId, caller: CallerDep, found: ServicesDep) -> dict[str, Any]:
     """The table, and its current round as the caller may see it."""
-    with found.transaction() as session:
+    with found.read() as session:
         table = visible_table(session, table_id, caller)
         view = table_json(table, seated(session, table.id) if table.shared else None)
         current = rounds.unfinished_round(session, table.id)

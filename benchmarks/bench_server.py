@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import statistics
 import sys
@@ -25,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import websockets
 
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE.parent / "src"), str(HERE.parent / "tests")]
@@ -41,42 +43,68 @@ class Load:
         self.latencies: list[float] = []
         self.completed: set[int] = set()
         self.refusals = 0
+        self.reconnects = 0
 
     async def timed(self, client: httpx.AsyncClient, method: str, path: str,
-                    **kwargs: Any) -> httpx.Response:
-        started = time.perf_counter()
-        answer = await client.request(method, path, **kwargs)
-        self.latencies.append(time.perf_counter() - started)
-        return answer
+                    polling: bool = False, **kwargs: Any) -> httpx.Response:
+        for _ in range(5):  # a kept-alive connection the server just closed: retry (keyed)
+            started = time.perf_counter()
+            try:
+                answer = await client.request(method, path, **kwargs)
+            except httpx.RemoteProtocolError:
+                self.reconnects += 1
+                continue
+            if not polling:
+                self.latencies.append(time.perf_counter() - started)
+            return answer
+        raise RuntimeError(f"{method} {path} failed five times")
 
     async def player(self, client: httpx.AsyncClient, headers: dict[str, str], table: int,
                      index: int) -> None:
-        played = 0
-        while played < self.rounds_per_table and time.monotonic() < self.deadline:
-            bet = await self.timed(client, "POST", f"/api/v1/tables/{table}/rounds",
-                                   json={"wagers": {"ante": 1}}, headers={
-                                       **headers, "Idempotency-Key": f"{index}-{played}"})
-            if bet.status_code != 201:
-                self.refusals += 1
-                await asyncio.sleep(0.25)
-                continue
-            await self.finish(client, headers, bet.json())
-            played += 1
+        """Bet, then follow the table over its WebSocket and decide when it is our turn."""
+        url = self.base.replace("http://", "ws://") + f"/api/v1/tables/{table}/live"
+        async with websockets.connect(url, additional_headers=headers,
+                                      max_size=2**22) as live:
+            played = tries = 0
+            while played < self.rounds_per_table and time.monotonic() < self.deadline:
+                tries += 1
+                bet = await self.timed(client, "POST", f"/api/v1/tables/{table}/rounds",
+                                       json={"wagers": {"ante": 1}}, headers={
+                                           **headers, "Idempotency-Key": f"{index}-{tries}"})
+                if bet.status_code != 201:  # betting closed: wait for the round to end
+                    self.refusals += 1
+                    await self.next_message(live)
+                    continue
+                await self.finish(client, headers, bet.json(), live)
+                played += 1
+
+    async def next_message(self, live: Any) -> dict[str, Any] | None:
+        try:
+            message: dict[str, Any] = json.loads(await asyncio.wait_for(live.recv(), 10))
+        except TimeoutError:
+            return None
+        return message
 
     async def finish(self, client: httpx.AsyncClient, headers: dict[str, str],
-                     view: dict[str, Any]) -> None:
+                     view: dict[str, Any], live: Any) -> None:
         round_id = view["id"]
         while view["phase"] != "complete" and time.monotonic() < self.deadline + 60:
             if view["options"]:
-                choice = view["options"][-1]
+                key = f"{round_id}-{headers['Authorization'][-12:]}-{len(view['decisions'])}"
                 answer = await self.timed(client, "POST", f"/api/v1/rounds/{round_id}/actions",
-                                          json=choice, headers=headers)
+                                          json=view["options"][-1], headers={
+                                              **headers, "Idempotency-Key": key})
                 if answer.status_code == 200:
                     view = answer.json()
                     continue
                 self.refusals += 1
-            await asyncio.sleep(0.25)
-            view = (await client.get(f"/api/v1/rounds/{round_id}", headers=headers)).json()
+            message = await self.next_message(live)
+            current = message and message.get("round")
+            if current and current["id"] == round_id:
+                view = current
+            else:  # our round moved on (or a quiet spell): read it
+                view = (await self.timed(client, "GET", f"/api/v1/rounds/{round_id}",
+                                         headers=headers, polling=True)).json()
         if view["phase"] == "complete":
             self.completed.add(round_id)
 
@@ -166,7 +194,7 @@ def main() -> None:
           f"{args.tables} tables: {len(load.completed)} rounds in {elapsed:.1f} s = "
           f"{len(load.completed) / elapsed:.1f} rounds/s; money requests "
           f"{len(ordered)}: p50 {p50:.1f} ms, p99 {p99:.1f} ms; "
-          f"refused/retried {load.refusals}")
+          f"refused/retried {load.refusals}, reconnects {load.reconnects}")
     open_rounds = reconcile(url)
     print(f"ledger: {books(url)}; open rounds {open_rounds}; reconciled exactly")
     if postgres:

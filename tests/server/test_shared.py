@@ -169,13 +169,12 @@ def test_websocket_refuses_strangers(client: TestClient) -> None:
 def test_live_updates_cross_workers(database_url: str, monkeypatch: pytest.MonkeyPatch
                                     ) -> None:
     """Two apps on one database stand for two workers: a bet made through one reaches a
-    WebSocket watcher on the other at once (NOTIFY on PostgreSQL, not the slow re-read)."""
+    WebSocket watcher on the other at once (NOTIFY on PostgreSQL, the change watcher on
+    SQLite; not the slow safety-net re-read)."""
     import time
 
     from feltlab.server.api import live_ws
 
-    if not database_url.startswith("postgresql"):
-        pytest.skip("SQLite serves one host; its watchers re-read every second")
     monkeypatch.setattr(live_ws, "POLL_SECONDS", 8.0)
     first, second = (create_app(database_url, FAST_HASHING, timers=False) for _ in range(2))
     with TestClient(first) as watcher_side, TestClient(second) as player_side:

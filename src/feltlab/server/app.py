@@ -37,10 +37,10 @@ def create_app(database_url: str, auth_settings: AuthSettings | None = None,
     migrate.upgrade(engine)
     settings = auth_settings or AuthSettings()
     found = Services(engine, session_factory(engine), password_hasher(settings), settings)
-    announcer = found.announcer = Announcer(engine, found.hub)
     reader = make_engine(database_url, writer=False) if engine.dialect.name == "sqlite" else None
     if reader is not None:
         found.readers = session_factory(reader)
+    announcer = found.announcer = Announcer(engine, found.hub, reader)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:

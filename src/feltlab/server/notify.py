@@ -1,6 +1,8 @@
 """Live updates across workers and hosts: on PostgreSQL a change is announced with
-``NOTIFY feltlab_tables`` and every worker's listener thread passes it to its own hub;
-on SQLite (one host) the hub is told directly and watchers also re-read every second."""
+``NOTIFY feltlab_tables`` and every worker's listener thread passes it to its own hub.
+On SQLite (one host, perhaps several workers) the hub is told directly, and each
+worker's watcher thread looks five times a second for round events and seats that
+other workers wrote, and tells its hub which tables moved."""
 
 from __future__ import annotations
 
@@ -15,9 +17,12 @@ CHANNEL = "feltlab_tables"
 log = logging.getLogger("feltlab.server")
 
 
+WATCH_SECONDS = 0.2
+
+
 class Announcer:
-    def __init__(self, engine: Engine, hub: Hub) -> None:
-        self.engine, self.hub = engine, hub
+    def __init__(self, engine: Engine, hub: Hub, reader: Engine | None = None) -> None:
+        self.engine, self.hub, self.reader = engine, hub, reader
         self.postgresql = engine.dialect.name == "postgresql"
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -31,15 +36,41 @@ class Announcer:
                 connection.execute(text("SELECT pg_notify(:channel, :payload)"),
                                    {"channel": CHANNEL, "payload": str(table_id)})
                 connection.commit()
-        except Exception:  # the watchers' once-a-second re-read still brings the change
+        except Exception:  # the watchers' safety-net re-read still brings the change
             log.warning("NOTIFY failed; watchers will see the change on their next read")
             self.hub.publish(table_id)
 
     def start(self) -> None:
-        if self.postgresql:
-            self._thread = threading.Thread(target=self._listen, name="feltlab-listen",
-                                            daemon=True)
-            self._thread.start()
+        target = self._listen if self.postgresql else self._watch
+        self._thread = threading.Thread(target=target, name="feltlab-live", daemon=True)
+        self._thread.start()
+
+    def _watch(self) -> None:
+        engine = self.reader or self.engine
+        last_event = last_seat = -1
+        while not self._stop.wait(WATCH_SECONDS):
+            try:
+                with engine.connect() as connection:
+                    if last_event < 0:
+                        last_event = connection.execute(text(
+                            "SELECT COALESCE(MAX(id), 0) FROM round_events")).scalar_one()
+                        last_seat = connection.execute(text(
+                            "SELECT COALESCE(MAX(id), 0) FROM table_seats")).scalar_one()
+                        continue
+                    events = connection.execute(text(
+                        "SELECT r.table_id, MAX(e.id) FROM round_events e JOIN rounds r "
+                        "ON r.id = e.round_id WHERE e.id > :last GROUP BY r.table_id"),
+                        {"last": last_event}).all()
+                    seats = connection.execute(text(
+                        "SELECT table_id, MAX(id) FROM table_seats WHERE id > :last "
+                        "GROUP BY table_id"), {"last": last_seat}).all()
+            except Exception:
+                log.warning("watching for changes failed; retrying")
+                continue
+            for table_id, _ in [*events, *seats]:
+                self.hub.publish(int(table_id))
+            last_event = max([last_event, *(int(row[1]) for row in events)])
+            last_seat = max([last_seat, *(int(row[1]) for row in seats)])
 
     def stop(self) -> None:
         self._stop.set()

@@ -5,11 +5,11 @@ answers) whenever it changes."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 from typing import Any
 
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
+from sqlalchemy import func, select
 from starlette.concurrency import run_in_threadpool
 
 from feltlab.server import rounds
@@ -18,11 +18,12 @@ from feltlab.server.api.schemas import RowId
 from feltlab.server.api.tables import seated, table_json, visible_table
 from feltlab.server.auth import COOKIE_NAME, Caller
 from feltlab.server.errors import ApiError
+from feltlab.server.models import GameTable, Round, RoundEvent, TableSeat
 from feltlab.server.services import Services
 
 router = APIRouter(prefix="/api/v1", tags=["live"])
-POLL_SECONDS = 1.0
-"""Also re-read this often, so changes made by another worker arrive too."""
+POLL_SECONDS = 5.0
+"""Also look this often whether the table moved unannounced (a safety net)."""
 
 
 def _caller(websocket: WebSocket, found: Services) -> Caller:
@@ -52,6 +53,17 @@ def _snapshot(found: Services, table_id: RowId, caller: Caller) -> dict[str, Any
         return view
 
 
+def _version(found: Services, table_id: int) -> tuple[object, ...]:
+    """A cheap fingerprint of the table's state: its snapshot is rebuilt only when it moves."""
+    with found.read() as session:
+        last_event = session.scalar(select(func.max(RoundEvent.id)).join(
+            Round, Round.id == RoundEvent.round_id).where(Round.table_id == table_id))
+        seats = session.execute(select(func.count(TableSeat.id), func.max(TableSeat.id)).where(
+            TableSeat.table_id == table_id)).one()
+        table = session.get(GameTable, table_id)
+        return (last_event, *seats, table.status if table else None)
+
+
 @router.websocket("/tables/{table_id}/live")
 async def live(websocket: WebSocket, table_id: RowId) -> None:
     found: Services = websocket.app.state.services
@@ -64,11 +76,17 @@ async def live(websocket: WebSocket, table_id: RowId) -> None:
     await websocket.accept()
     queue = found.hub.watch(table_id)
     last = json.dumps(first, sort_keys=True)
+    version = await run_in_threadpool(_version, found, table_id)
     await websocket.send_text(last)
     try:
         while True:
-            with contextlib.suppress(TimeoutError):
+            try:
                 await asyncio.wait_for(queue.get(), POLL_SECONDS)
+            except TimeoutError:  # nothing announced: look whether another host moved it
+                seen = await run_in_threadpool(_version, found, table_id)
+                if seen == version:
+                    continue
+                version = seen
             text = json.dumps(await run_in_threadpool(_snapshot, found, table_id, caller),
                               sort_keys=True)
             if text != last:

@@ -25,6 +25,7 @@ from feltlab.server.errors import ApiError
 from feltlab.server.notify import Announcer
 from feltlab.server.services import Services
 from feltlab.server.timers import Ticker
+from feltlab.web import mount_web
 
 MAX_BODY = 64 * 1024
 log = logging.getLogger("feltlab.server")
@@ -62,6 +63,7 @@ def create_app(database_url: str, auth_settings: AuthSettings | None = None,
                    live_ws.router, rules_routes.router):
         app.include_router(router)
     _add_operations(app, found)
+    mount_web(app)
     _add_error_handlers(app)
     _add_request_log(app, found)
     app.add_middleware(BodyLimit)  # outermost: refuses before anything reads the body

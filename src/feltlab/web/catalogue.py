@@ -12,6 +12,7 @@ in, and the dealing procedure step by step. Everything comes from the rule set a
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import cache
 from typing import Any
 
@@ -55,7 +56,7 @@ def _count_rows(table: PayTable) -> list[dict[str, Any]]:
             for count in sorted(table, reverse=True)]
 
 
-def _named_rows(table: dict[str, int | str]) -> list[dict[str, Any]]:
+def _named_rows(table: Mapping[str, int | str]) -> list[dict[str, Any]]:
     return [{"line": name.replace("_", " ").capitalize(),
              "pays": "push" if pays == "push" else f"{int(pays):,} to 1"}
             for name, pays in table.items()]

@@ -39,6 +39,10 @@ CLOSE_SAMPLES = 40
 """Hands looked at to find one close decision for the close-decisions drill."""
 
 
+ONLY_OPTION_GAP = Fraction(1000)
+"""The gap given to a hand with one option: never a close decision."""
+
+
 class TrainerError(ValueError):
     """A hand or answer the trainers cannot take; the message says what is wrong."""
 
@@ -67,7 +71,7 @@ def _same_action(left: Mapping[str, Any], right: Mapping[str, Any]) -> bool:
 def advice_json(advice: Advice, ante: int, chosen: Mapping[str, Any] | None
                 ) -> dict[str, Any]:
     """The advice with button labels, API actions and, for a choice, its verdict."""
-    options = []
+    options: list[dict[str, Any]] = []
     values: dict[str, Fraction] = {}
     for item in advice.options:
         label, action = option_action(item.option, ante)
@@ -93,7 +97,7 @@ def advice_json(advice: Advice, ante: int, chosen: Mapping[str, Any] | None
 def _gap(advice: Advice) -> Fraction:
     """EV between the best option and the next best (small: a close decision)."""
     values = sorted((item.ev for item in advice.options), reverse=True)
-    return values[0] - values[1] if len(values) > 1 else Fraction(0)
+    return values[0] - values[1] if len(values) > 1 else ONLY_OPTION_GAP
 
 
 def advice_for(rules_id: str, player: str, community: str, colour: str | None,

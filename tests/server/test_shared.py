@@ -175,7 +175,7 @@ def test_live_updates_cross_workers(database_url: str, monkeypatch: pytest.Monke
 
     from feltlab.server.api import live_ws
 
-    monkeypatch.setattr(live_ws, "POLL_SECONDS", 8.0)
+    monkeypatch.setattr(live_ws, "POLL_SECONDS", 15.0)
     first, second = (create_app(database_url, FAST_HASHING, timers=False) for _ in range(2))
     with TestClient(first) as watcher_side, TestClient(second) as player_side:
         admin = make_admin(player_side)
@@ -192,7 +192,7 @@ def test_live_updates_cross_workers(database_url: str, monkeypatch: pytest.Monke
             player_side.post(f"/api/v1/tables/{table_id}/rounds",
                              json={"wagers": {"ante": 3}}, headers=player)
             update = live.receive_json()
-            assert time.monotonic() - started < 4
+            assert time.monotonic() - started < 8
             assert update["round"]["phase"] == "decisions" and update["round"]["seat"] is None
             assert card_tokens(update) == set()  # a watcher without a seat sees no card
     for app in (first, second):

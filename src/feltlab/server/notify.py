@@ -28,8 +28,7 @@ class Announcer:
         self._thread: threading.Thread | None = None
 
     def publish(self, table_id: int) -> None:
-        if not self.postgresql:
-            self.hub.publish(table_id)
+        if not self.postgresql:  # the watcher thread announces it (to this worker too)
             return
         try:
             with self.engine.connect() as connection:

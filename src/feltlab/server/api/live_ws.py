@@ -82,6 +82,8 @@ async def live(websocket: WebSocket, table_id: RowId) -> None:
         while True:
             try:
                 await asyncio.wait_for(queue.get(), POLL_SECONDS)
+                while not queue.empty():  # several announcements: one new view
+                    queue.get_nowait()
             except TimeoutError:  # nothing announced: look whether another host moved it
                 seen = await run_in_threadpool(_version, found, table_id)
                 if seen == version:

@@ -96,11 +96,16 @@ function betting() {
 
 function addChip(name) {
   if (!betting()) return;
-  state.bets[name] = (state.bets[name] || 0) + state.chip;
-  state.history.push([name, state.chip]);
   const wager = wagerByName(name);
-  say(status, `${wager.title}: ${state.bets[name]}.` +
-    (state.bets[name] > wager.max ? ` The limit is ${wager.max}.` : ""));
+  const amount = (state.bets[name] || 0) + state.chip;
+  if (amount > wager.max) {  // the rule card's posted limit; the server checks every bet
+    say(status, `${wager.title}: ${amount} is over the table's limits ${wager.min}-${wager.max}. Pick a smaller chip.`, true);
+    return;
+  }
+  state.bets[name] = amount;
+  state.history.push([name, state.chip]);
+  say(status, `${wager.title}: ${amount}.` +
+    (amount < wager.min ? ` The minimum is ${wager.min}.` : ""));
   render();
 }
 
@@ -252,6 +257,7 @@ function renderHands() {
   renderOthers(round);
   document.getElementById("settlement").hidden = !complete;
   if (complete) renderSettlement(round, view);
+  else document.getElementById("settlement-body").replaceChildren();
 }
 
 function renderOthers(round) {

@@ -51,7 +51,7 @@ class Load:
             started = time.perf_counter()
             try:
                 answer = await client.request(method, path, **kwargs)
-            except httpx.RemoteProtocolError:
+            except httpx.TransportError:
                 self.reconnects += 1
                 continue
             if not polling:
@@ -184,8 +184,15 @@ def main() -> None:
         server.start()
         load = asyncio.run(run(server.base, args.players, args.tables, args.rounds,
                                args.seconds))
+        server.stop()
+        report(args, load, url)
     finally:
         server.stop()
+        if postgres:
+            postgres.stop()
+
+
+def report(args: argparse.Namespace, load: Load, url: str) -> None:
     elapsed = load.elapsed  # type: ignore[attr-defined]
     ordered = sorted(load.latencies)
     p50 = statistics.median(ordered) * 1000
@@ -197,8 +204,6 @@ def main() -> None:
           f"refused/retried {load.refusals}, reconnects {load.reconnects}")
     open_rounds = reconcile(url)
     print(f"ledger: {books(url)}; open rounds {open_rounds}; reconciled exactly")
-    if postgres:
-        postgres.stop()
 
 
 if __name__ == "__main__":

@@ -88,12 +88,26 @@ def load_round(session: Session, round_id: int, lock: bool = False) -> LoadedRou
 
 def load_for(session: Session, round_id: int, user_id: int, lock: bool = False
              ) -> LoadedRound:
-    """The round if the caller has a seat in it; another player's round is not found."""
-    exists = session.scalar(select(RoundSeat.id).where(RoundSeat.round_id == round_id,
-                                                       RoundSeat.user_id == user_id))
-    if exists is None:
+    """The round if the caller has a seat in it; another player's round is not found.
+    With ``lock``, its table's row is locked first, then the round's."""
+    table_id = session.scalar(select(Round.table_id).join(
+        RoundSeat, RoundSeat.round_id == Round.id).where(
+        RoundSeat.round_id == round_id, RoundSeat.user_id == user_id))
+    if table_id is None:
         raise not_found(f"round {round_id}")
+    if lock:
+        lock_table(session, table_id)
     return load_round(session, round_id, lock)
+
+
+def lock_table(session: Session, table_id: int, skip_locked: bool = False) -> bool:
+    """Lock a table's row: every transaction that changes a round locks its table, then
+    the round, then the house wallet, then players' wallets, always in that order, so
+    none waits for another in a circle. Returns False when ``skip_locked`` and busy."""
+    query = select(GameTable.id).where(GameTable.id == table_id)
+    if session.get_bind().dialect.name == "postgresql":
+        query = query.with_for_update(skip_locked=skip_locked)
+    return session.scalar(query) is not None
 
 
 def _append(session: Session, loaded: LoadedRound, action: Action) -> None:

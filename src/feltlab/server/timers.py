@@ -43,10 +43,11 @@ def run_due(found: Services) -> int:
 
 def _run_one(found: Services, round_id: int) -> int | None:
     with found.transaction() as session:
+        table_id = session.scalar(select(Round.table_id).where(Round.id == round_id))
+        if table_id is None or not rounds.lock_table(session, table_id, skip_locked=True):
+            return None  # another worker is at this table now
         query = select(Round).where(Round.id == round_id, Round.deadline <= now())
-        if session.get_bind().dialect.name == "postgresql":
-            query = query.with_for_update(skip_locked=True)
-        if session.scalars(query).one_or_none() is None:
+        if session.scalars(query.with_for_update()).one_or_none() is None:
             return None
         loaded = rounds.load_round(session, round_id)
         table = session.get(GameTable, loaded.record.table_id)

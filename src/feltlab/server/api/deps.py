@@ -12,6 +12,7 @@ from typing import Annotated, Any
 from fastapi import Depends, Request
 from fastapi.responses import JSONResponse
 from sqlalchemy import select
+from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session
 
 from feltlab.server import faults
@@ -99,12 +100,21 @@ def run_money_request(found: Services, caller: Caller, request: Request, body: o
     request gets the first answer again and moves no money a second time."""
     key = idempotency_key(request)
     digest = request_digest(request, body)
-    for _attempt in range(3):
+    for attempt in range(4):
         try:
             return _run_once(found, caller, key, digest, work)
         except _KeyRace:
             continue
+        except OperationalError as error:
+            if not retryable(error) or attempt == 3:
+                raise
     raise ApiError(409, "another request with this Idempotency-Key is still running")
+
+
+def retryable(error: OperationalError) -> bool:
+    """PostgreSQL gave up a transaction to break a deadlock or a serialization conflict:
+    nothing was written, so it is run again."""
+    return getattr(error.orig, "sqlstate", None) in ("40P01", "40001")
 
 
 class _KeyRace(Exception):

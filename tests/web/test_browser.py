@@ -55,7 +55,8 @@ def open_practice(page: Any, server: Server, rules_id: str) -> None:
 
 def enabled_decisions(page: Any) -> list[str]:
     names: list[str] = page.eval_on_selector_all(
-        "#decisions button:not([disabled])", "nodes => nodes.map(n => n.getAttribute('aria-label'))")
+        "#decisions button:not([disabled])",
+        "nodes => nodes.map(n => n.getAttribute('aria-label'))")
     return names
 
 

@@ -63,9 +63,18 @@ class Load:
                      index: int) -> None:
         """Bet, then follow the table over its WebSocket and decide when it is our turn."""
         url = self.base.replace("http://", "ws://") + f"/api/v1/tables/{table}/live"
-        async with websockets.connect(url, additional_headers=headers,
-                                      max_size=2**22) as live:
-            played = tries = 0
+        played = tries = 0
+        while played < self.rounds_per_table and time.monotonic() < self.deadline:
+            try:
+                played, tries = await self.follow(client, headers, table, index, url, played,
+                                                  tries)
+            except websockets.ConnectionClosed:
+                self.reconnects += 1
+
+    async def follow(self, client: httpx.AsyncClient, headers: dict[str, str], table: int,
+                     index: int, url: str, played: int, tries: int) -> tuple[int, int]:
+        async with websockets.connect(url, additional_headers=headers, max_size=2**22,
+                                      ping_interval=None, open_timeout=60) as live:
             while played < self.rounds_per_table and time.monotonic() < self.deadline:
                 tries += 1
                 bet = await self.timed(client, "POST", f"/api/v1/tables/{table}/rounds",
@@ -77,6 +86,7 @@ class Load:
                     continue
                 await self.finish(client, headers, bet.json(), live)
                 played += 1
+        return played, tries
 
     async def next_message(self, live: Any) -> dict[str, Any] | None:
         try:

@@ -29,7 +29,7 @@ async function signUp() {
     await api("POST", "/accounts", credentials());
     await api("POST", "/login", credentials());
     await start();
-    say(document.getElementById("player-status"),
+    say(document.getElementById("games-hint"),
         "Welcome! You have 1000 practice chips: press a Practice button to play.");
   } catch (error) {
     say(status, error.message, true);

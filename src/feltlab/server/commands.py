@@ -8,9 +8,12 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
+
+if TYPE_CHECKING:
+    from sqlalchemy import Engine
 
 Database = Annotated[str | None, typer.Option(
     "--database", help="Database URL (sqlite:///PATH or postgresql://...); default "
@@ -31,7 +34,7 @@ def _database(database: str | None) -> str:
         raise _fail(str(error)) from None
 
 
-def _engine(url: str) -> object:
+def _engine(url: str) -> Engine:
     from sqlalchemy.exc import SQLAlchemyError
 
     from feltlab.server.db import make_engine
@@ -83,7 +86,7 @@ def register(app: typer.Typer) -> None:
 
         url = _database(database)
         engine = _engine(url)
-        typer.echo(f"database {_shown(url)} at revision {current_revision(engine)}")  # type: ignore[arg-type]
+        typer.echo(f"database {_shown(url)} at revision {current_revision(engine)}")
 
     admin_app = typer.Typer(help="Administer the server's accounts.", no_args_is_help=True)
     app.add_typer(admin_app, name="admin")
@@ -108,7 +111,7 @@ def register(app: typer.Typer) -> None:
             if getpass.getpass("Again: ") != password:
                 raise _fail("the two passwords differ")
         try:
-            with transaction(session_factory(engine)) as session:  # type: ignore[arg-type]
+            with transaction(session_factory(engine)) as session:
                 create_account(session, password_hasher(settings_from_environment()), name,
                                password, role="admin")
         except ApiError as error:
@@ -143,7 +146,7 @@ def register(app: typer.Typer) -> None:
         from feltlab.server.db import session_factory, transaction
 
         engine = _engine(_database(database))
-        with transaction(session_factory(engine)) as session:  # type: ignore[arg-type]
+        with transaction(session_factory(engine)) as session:
             report = verify_session(session)
         if report.intact:
             typer.echo(f"audit log intact: {report.lines} lines")

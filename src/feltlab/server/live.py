@@ -14,6 +14,12 @@ class Hub:
         self._lock = threading.Lock()
         self._watchers: dict[int, set[tuple[asyncio.AbstractEventLoop, asyncio.Queue[int]]]] = (
             defaultdict(set))
+        self._stamps: dict[int, int] = defaultdict(int)
+
+    def stamp(self, table_id: int) -> int:
+        """How many announcements the table has had in this process."""
+        with self._lock:
+            return self._stamps[table_id]
 
     def watch(self, table_id: int) -> asyncio.Queue[int]:
         queue: asyncio.Queue[int] = asyncio.Queue(maxsize=100)
@@ -29,6 +35,7 @@ class Hub:
     def publish(self, table_id: int) -> None:
         """Tell the table's watchers in this process (callable from any thread)."""
         with self._lock:
+            self._stamps[table_id] += 1
             watchers = list(self._watchers.get(table_id, ()))
         for loop, queue in watchers:
             loop.call_soon_threadsafe(_offer, queue, table_id)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import Any
 
 from argon2 import PasswordHasher
 from fastapi import Request
@@ -29,6 +30,7 @@ class Services:
     hub: Hub = field(default_factory=Hub)
     announcer: Announcer | None = None
     readers: sessionmaker[Session] | None = None
+    snapshots: dict[int, Any] = field(default_factory=dict)  # live views shared per table
 
     @contextmanager
     def read(self) -> Iterator[Session]:

@@ -1,0 +1,220 @@
+"""Load benchmark of the table server: N players on T shared tables over loopback.
+
+Starts ``feltlab serve --workers W`` on a fresh database (SQLite in a temporary folder,
+or a throwaway PostgreSQL started from the machine's binaries), opens T shared tables of
+High Card Flush, seats N/T players at each, and has every player play rounds (bet, wait
+for their turn, raise or fold) until each table has played R rounds or the time limit
+passes. Prints rounds per second and p50/p99 latency of the money-moving requests, then
+checks the ledger reconciles exactly (entries sum to zero, every balance is 1,000 plus
+the totals of its rounds). A benchmark, not a test: bounded in count and time.
+
+    python benchmarks/bench_server.py --database sqlite --players 200 --tables 50
+    python benchmarks/bench_server.py --database postgresql --workers 2
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+import websockets
+
+HERE = Path(__file__).resolve().parent
+sys.path[:0] = [str(HERE.parent / "src"), str(HERE.parent / "tests")]
+
+from server.helpers import books  # noqa: E402
+from server.live_server import LiveServer  # noqa: E402
+from server.pg import ThrowawayPostgres  # noqa: E402
+from server.recovery import reconcile  # noqa: E402
+
+
+class Load:
+    def __init__(self, base: str, rounds_per_table: int, deadline: float) -> None:
+        self.base, self.rounds_per_table, self.deadline = base, rounds_per_table, deadline
+        self.latencies: list[float] = []
+        self.completed: set[int] = set()
+        self.refusals = 0
+        self.reconnects = 0
+
+    async def timed(self, client: httpx.AsyncClient, method: str, path: str,
+                    polling: bool = False, **kwargs: Any) -> httpx.Response:
+        for _ in range(5):  # a kept-alive connection the server just closed: retry (keyed)
+            started = time.perf_counter()
+            try:
+                answer = await client.request(method, path, **kwargs)
+            except httpx.TransportError:
+                self.reconnects += 1
+                continue
+            if not polling:
+                self.latencies.append(time.perf_counter() - started)
+            return answer
+        raise RuntimeError(f"{method} {path} failed five times")
+
+    async def player(self, client: httpx.AsyncClient, headers: dict[str, str], table: int,
+                     index: int) -> None:
+        """Bet, then follow the table over its WebSocket and decide when it is our turn."""
+        url = self.base.replace("http://", "ws://") + f"/api/v1/tables/{table}/live"
+        played = tries = 0
+        while played < self.rounds_per_table and time.monotonic() < self.deadline:
+            try:
+                played, tries = await self.follow(client, headers, table, index, url, played,
+                                                  tries)
+            except websockets.ConnectionClosed:
+                self.reconnects += 1
+
+    async def follow(self, client: httpx.AsyncClient, headers: dict[str, str], table: int,
+                     index: int, url: str, played: int, tries: int) -> tuple[int, int]:
+        async with websockets.connect(url, additional_headers=headers, max_size=2**22,
+                                      ping_interval=None, open_timeout=60) as live:
+            while played < self.rounds_per_table and time.monotonic() < self.deadline:
+                tries += 1
+                bet = await self.timed(client, "POST", f"/api/v1/tables/{table}/rounds",
+                                       json={"wagers": {"ante": 1}}, headers={
+                                           **headers, "Idempotency-Key": f"{index}-{tries}"})
+                if bet.status_code != 201:  # betting closed: wait for the round to end
+                    self.refusals += 1
+                    await self.next_message(live)
+                    continue
+                await self.finish(client, headers, bet.json(), live)
+                played += 1
+        return played, tries
+
+    async def next_message(self, live: Any) -> dict[str, Any] | None:
+        try:
+            message: dict[str, Any] = json.loads(await asyncio.wait_for(live.recv(), 10))
+        except TimeoutError:
+            return None
+        return message
+
+    async def finish(self, client: httpx.AsyncClient, headers: dict[str, str],
+                     view: dict[str, Any], live: Any) -> None:
+        round_id = view["id"]
+        while view["phase"] != "complete" and time.monotonic() < self.deadline + 60:
+            if view["options"]:
+                key = f"{round_id}-{headers['Authorization'][-12:]}-{len(view['decisions'])}"
+                answer = await self.timed(client, "POST", f"/api/v1/rounds/{round_id}/actions",
+                                          json=view["options"][-1], headers={
+                                              **headers, "Idempotency-Key": key})
+                if answer.status_code == 200:
+                    view = answer.json()
+                    continue
+                self.refusals += 1
+            message = await self.next_message(live)
+            current = message and message.get("round")
+            if current and current["id"] == round_id:
+                view = current
+            else:  # our round moved on (or a quiet spell): read it
+                view = (await self.timed(client, "GET", f"/api/v1/rounds/{round_id}",
+                                         headers=headers, polling=True)).json()
+        if view["phase"] == "complete":
+            self.completed.add(round_id)
+
+
+async def setup(base: str, players: int, tables: int) -> list[tuple[dict[str, str], int]]:
+    async with httpx.AsyncClient(base_url=base, timeout=120) as client:
+        admin = await sign_in(client, "bench-admin", admin=True)
+        table_ids = []
+        for number in range(tables):
+            answer = await client.post("/api/v1/admin/tables", headers=admin, json={
+                "rules": "high-card-flush", "name": f"bench {number}",
+                "betting_seconds": 2, "decision_seconds": 5})
+            table_ids.append(answer.json()["id"])
+        seats: list[tuple[dict[str, str], int]] = []
+        for index in range(players):
+            headers = await sign_in(client, f"bench{index}")
+            table = table_ids[index % tables]
+            seat = index // tables + 1
+            answer = await client.post(f"/api/v1/tables/{table}/seats", json={"seat": seat},
+                                       headers=headers)
+            answer.raise_for_status()
+            seats.append((headers, table))
+        return seats
+
+
+ADMIN_DATABASE: dict[str, str] = {}
+
+
+async def sign_in(client: httpx.AsyncClient, name: str, admin: bool = False
+                  ) -> dict[str, str]:
+    if admin:
+        from feltlab.server.auth import AuthSettings, create_account, password_hasher
+        from feltlab.server.db import make_engine, session_factory, transaction
+
+        engine = make_engine(ADMIN_DATABASE["url"])
+        with transaction(session_factory(engine)) as session:
+            create_account(session, password_hasher(AuthSettings(argon2_memory_kib=1024)),
+                           name, "bench-password", role="admin")
+        engine.dispose()
+    else:
+        await client.post("/api/v1/accounts", json={"username": name,
+                                                    "password": "bench-password"})
+    token = await client.post("/api/v1/login", json={"username": name,
+                                                     "password": "bench-password"})
+    token.raise_for_status()
+    return {"Authorization": f"Bearer {token.json()['token']}"}
+
+
+async def run(base: str, players: int, tables: int, rounds: int, seconds: float) -> Load:
+    seats = await setup(base, players, tables)
+    limits = httpx.Limits(max_connections=players, max_keepalive_connections=players)
+    async with httpx.AsyncClient(base_url=base, timeout=120, limits=limits) as client:
+        load = Load(base, rounds, time.monotonic() + seconds)
+        started = time.perf_counter()
+        await asyncio.gather(*(load.player(client, headers, table, index)
+                               for index, (headers, table) in enumerate(seats)))
+        load.elapsed = time.perf_counter() - started  # type: ignore[attr-defined]
+    return load
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--database", choices=["sqlite", "postgresql"], default="sqlite")
+    parser.add_argument("--players", type=int, default=200)
+    parser.add_argument("--tables", type=int, default=50)
+    parser.add_argument("--rounds", type=int, default=6, help="rounds per player at most")
+    parser.add_argument("--seconds", type=float, default=120, help="time limit of the run")
+    parser.add_argument("--workers", type=int, default=2)
+    args = parser.parse_args()
+    folder = Path(tempfile.mkdtemp(prefix="feltlab-bench-"))
+    postgres = ThrowawayPostgres() if args.database == "postgresql" else None
+    url = postgres.new_database() if postgres else f"sqlite:///{folder / 'bench.sqlite3'}"
+    ADMIN_DATABASE["url"] = url
+    server = LiveServer(url, folder / "server.log", workers=args.workers)
+    try:
+        os.environ["FELTLAB_TOKEN_IDLE_MINUTES"] = "120"
+        server.start()
+        load = asyncio.run(run(server.base, args.players, args.tables, args.rounds,
+                               args.seconds))
+        server.stop()
+        report(args, load, url)
+    finally:
+        server.stop()
+        if postgres:
+            postgres.stop()
+
+
+def report(args: argparse.Namespace, load: Load, url: str) -> None:
+    elapsed = load.elapsed  # type: ignore[attr-defined]
+    ordered = sorted(load.latencies)
+    p50 = statistics.median(ordered) * 1000
+    p99 = ordered[int(len(ordered) * 0.99) - 1] * 1000
+    print(f"{args.database}, {args.workers} workers, {args.players} players on "
+          f"{args.tables} tables: {len(load.completed)} rounds in {elapsed:.1f} s = "
+          f"{len(load.completed) / elapsed:.1f} rounds/s; money requests "
+          f"{len(ordered)}: p50 {p50:.1f} ms, p99 {p99:.1f} ms; "
+          f"refused/retried {load.refusals}, reconnects {load.reconnects}")
+    open_rounds = reconcile(url)
+    print(f"ledger: {books(url)}; open rounds {open_rounds}; reconciled exactly")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+"""API v1, one router per resource."""

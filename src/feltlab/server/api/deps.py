@@ -1,0 +1,155 @@
+"""Request dependencies: the caller (bearer token or cookie with CSRF), and the
+Idempotency-Key replay of money-moving requests."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+from collections.abc import Callable
+from typing import Annotated, Any
+
+from fastapi import Depends, Request
+from fastapi.responses import JSONResponse
+from sqlalchemy import select
+from sqlalchemy.exc import OperationalError
+from sqlalchemy.orm import Session
+
+from feltlab.server import faults
+from feltlab.server.auth import (
+    COOKIE_NAME,
+    CSRF_HEADER,
+    Caller,
+    authenticate,
+    csrf_for,
+    touch,
+)
+from feltlab.server.clock import now
+from feltlab.server.errors import ApiError
+from feltlab.server.models import IdempotencyKey
+from feltlab.server.services import Services, services
+
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+MAX_TOKEN = 200
+MAX_IDEMPOTENCY_KEY = 100
+
+
+def token_of(request: Request) -> tuple[str, bool]:
+    """The token and whether it came from the cookie."""
+    header = request.headers.get("authorization", "")
+    if header:
+        scheme, _, token = header.partition(" ")
+        if scheme.lower() != "bearer" or not token.strip():
+            raise ApiError(401, "the Authorization header must be 'Bearer TOKEN'")
+        return token.strip()[:MAX_TOKEN], False
+    cookie = request.cookies.get(COOKIE_NAME)
+    if cookie:
+        return cookie[:MAX_TOKEN], True
+    raise ApiError(401, "sign in first: send 'Authorization: Bearer TOKEN'")
+
+
+def current_caller(request: Request,
+                   found: Annotated[Services, Depends(services)]) -> Caller:
+    token, from_cookie = token_of(request)
+    if from_cookie and request.method not in SAFE_METHODS:
+        sent = request.headers.get(CSRF_HEADER, "")
+        if not hmac.compare_digest(sent.encode("utf-8", "replace"),
+                                   csrf_for(token).encode()):
+            raise ApiError(403, f"the {CSRF_HEADER} header is missing or wrong")
+    return authenticated(found, token)
+
+
+def authenticated(found: Services, token: str) -> Caller:
+    with found.read() as session:
+        caller = authenticate(session, token, found.auth)
+    if caller.stale:
+        with found.transaction() as session:
+            touch(session, caller)
+    return caller
+
+
+def admin_caller(caller: Annotated[Caller, Depends(current_caller)]) -> Caller:
+    if not caller.is_admin:
+        raise ApiError(403, "only an admin may do this")
+    return caller
+
+
+CallerDep = Annotated[Caller, Depends(current_caller)]
+AdminDep = Annotated[Caller, Depends(admin_caller)]
+ServicesDep = Annotated[Services, Depends(services)]
+
+
+def idempotency_key(request: Request) -> str | None:
+    key = request.headers.get("idempotency-key")
+    if key is None:
+        return None
+    if not 1 <= len(key) <= MAX_IDEMPOTENCY_KEY or not key.isascii() or not key.isprintable():
+        raise ApiError(422, f"Idempotency-Key must be 1-{MAX_IDEMPOTENCY_KEY} printable "
+                            "ASCII characters")
+    return key
+
+
+def request_digest(request: Request, body: object) -> str:
+    text = json.dumps([request.method, request.url.path, body], sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def run_money_request(found: Services, caller: Caller, request: Request, body: object,
+                      work: Callable[[Session], tuple[int, Any]]) -> JSONResponse:
+    """Run ``work`` in one transaction; with an Idempotency-Key, a retry of the same
+    request gets the first answer again and moves no money a second time."""
+    key = idempotency_key(request)
+    digest = request_digest(request, body)
+    for attempt in range(4):
+        try:
+            return _run_once(found, caller, key, digest, work)
+        except _KeyRace:
+            continue
+        except OperationalError as error:
+            if not retryable(error) or attempt == 3:
+                raise
+    raise ApiError(409, "another request with this Idempotency-Key is still running")
+
+
+def retryable(error: OperationalError) -> bool:
+    """PostgreSQL gave up a transaction to break a deadlock or a serialization conflict:
+    nothing was written, so it is run again."""
+    return getattr(error.orig, "sqlstate", None) in ("40P01", "40001")
+
+
+class _KeyRace(Exception):
+    pass
+
+
+def _run_once(found: Services, caller: Caller, key: str | None, digest: str,
+              work: Callable[[Session], tuple[int, Any]]) -> JSONResponse:
+    from sqlalchemy.exc import IntegrityError
+
+    try:
+        with found.transaction() as session:
+            if key is not None:
+                stored = _stored(session, caller.user_id, key)
+                if stored is not None:
+                    if stored.request_hash != digest:
+                        raise ApiError(422, "this Idempotency-Key was used for a different "
+                                            "request")
+                    return JSONResponse(json.loads(stored.body), stored.status_code,
+                                        headers={"Idempotent-Replay": "true"})
+                claim = IdempotencyKey(user_id=caller.user_id, key=key, request_hash=digest,
+                                       status_code=0, body="", created_at=now())
+                session.add(claim)
+                session.flush()
+            status, payload = work(session)
+            if key is not None:
+                claim.status_code, claim.body = status, json.dumps(payload)
+        faults.request_committed()
+        return JSONResponse(payload, status)
+    except IntegrityError as error:
+        if key is not None and "idempotency" in str(error).lower():
+            raise _KeyRace from None
+        raise
+
+
+def _stored(session: Session, user_id: int, key: str) -> IdempotencyKey | None:
+    return session.scalars(select(IdempotencyKey).where(
+        IdempotencyKey.user_id == user_id, IdempotencyKey.key == key)).one_or_none()

@@ -1,0 +1,208 @@
+"""Tables: private practice tables against the house, shared tables opened by admins,
+and the rounds started at them."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from feltlab.rules import RulesError, builtin_ids, load_rules
+from feltlab.server import rounds
+from feltlab.server.api.deps import CallerDep, ServicesDep, run_money_request
+from feltlab.server.api.rounds import count_if_complete
+from feltlab.server.api.schemas import RoundRequest, RowId, SeatRequest, TableRequest
+from feltlab.server.auth import Caller
+from feltlab.server.clock import now
+from feltlab.server.errors import ApiError, conflict, not_found
+from feltlab.server.fairness import FairnessError, check_client_seed
+from feltlab.server.models import GameTable, Round, TableSeat, User
+
+router = APIRouter(prefix="/api/v1", tags=["tables"])
+
+
+def builtin_rules(rules_id: str) -> Any:
+    if rules_id not in builtin_ids():
+        raise ApiError(422, f"unknown rule set {rules_id[:64]!r}; rule sets are "
+                            f"{', '.join(builtin_ids())}")
+    try:
+        return load_rules(rules_id)
+    except RulesError as error:
+        raise ApiError(422, str(error)) from None
+
+
+def table_json(table: GameTable, seats: list[tuple[int, str]] | None = None) -> dict[str, Any]:
+    rules = load_rules(table.rules_id)
+    view: dict[str, Any] = {
+        "id": table.id, "rules": table.rules_id, "name": table.name or rules.name,
+        "fingerprint": table.fingerprint, "currency": table.currency,
+        "practice": table.currency == "practice" and not table.shared,
+        "shared": table.shared, "status": table.status, "seats": rules.seats,
+        "limits": {name: {"min": limit.min, "max": limit.max}
+                   for name, limit in rules.limits.items()},
+        "required_wagers": list(rules.required_wagers),
+    }
+    if table.shared:
+        view |= {"betting_seconds": table.betting_seconds,
+                 "decision_seconds": table.decision_seconds,
+                 "seated": [{"seat": seat, "player": name} for seat, name in seats or []]}
+    return view
+
+
+def visible_table(session: Session, table_id: RowId, caller: Caller) -> GameTable:
+    table = session.get(GameTable, table_id)
+    if table is None or (not table.shared and table.owner_id != caller.user_id):
+        raise not_found(f"table {table_id}")
+    return table
+
+
+def seated(session: Session, table_id: RowId) -> list[tuple[int, str]]:
+    return list(session.execute(
+        select(TableSeat.seat, User.username).join(User, User.id == TableSeat.user_id)
+        .where(TableSeat.table_id == table_id).order_by(TableSeat.seat)).all())
+
+
+@router.post("/tables", status_code=201)
+def create_table(body: TableRequest, caller: CallerDep, found: ServicesDep) -> dict[str, Any]:
+    """A private table against the house, ready at once (practice, or cash)."""
+    rules = builtin_rules(body.rules)
+    with found.transaction() as session:
+        table = GameTable(rules_id=rules.id, fingerprint=rules.fingerprint,
+                          currency="practice" if body.practice else "cash", shared=False,
+                          owner_id=caller.user_id, status="open", created_at=now())
+        session.add(table)
+        session.flush()
+        return table_json(table)
+
+
+@router.get("/tables")
+def list_tables(caller: CallerDep, found: ServicesDep) -> list[dict[str, Any]]:
+    """The shared tables open now and the caller's own tables."""
+    with found.read() as session:
+        tables = session.scalars(select(GameTable).where(
+            ((GameTable.shared.is_(True)) & (GameTable.status == "open"))
+            | (GameTable.owner_id == caller.user_id)).order_by(GameTable.id.desc()).limit(100))
+        return [table_json(table, seated(session, table.id) if table.shared else None)
+                for table in tables]
+
+
+@router.get("/tables/{table_id}")
+def get_table(table_id: RowId, caller: CallerDep, found: ServicesDep) -> dict[str, Any]:
+    """The table, and its current round as the caller may see it."""
+    with found.read() as session:
+        table = visible_table(session, table_id, caller)
+        view = table_json(table, seated(session, table.id) if table.shared else None)
+        current = rounds.unfinished_round(session, table.id)
+        view["round"] = (None if current is None else rounds.round_view(
+            session, rounds.load_round(session, current), caller.user_id))
+        return view
+
+
+@router.post("/tables/{table_id}/seats", status_code=201)
+def take_seat(table_id: RowId, body: SeatRequest, caller: CallerDep,
+              found: ServicesDep) -> dict[str, Any]:
+    """Sit at a shared table."""
+    with found.transaction() as session:
+        table = visible_table(session, table_id, caller)
+        if not table.shared or table.status != "open":
+            raise conflict(f"table {table_id} is not an open shared table")
+        if body.seat > load_rules(table.rules_id).seats:
+            raise ApiError(422, f"seat {body.seat} does not exist at table {table_id}")
+        taken = session.scalars(select(TableSeat).where(TableSeat.table_id == table_id))
+        for row in taken:
+            if row.user_id == caller.user_id:
+                raise conflict(f"you already sit at seat {row.seat}")
+            if row.seat == body.seat:
+                raise conflict(f"seat {body.seat} is taken")
+        session.add(TableSeat(table_id=table_id, seat=body.seat, user_id=caller.user_id))
+        session.flush()
+        answer = table_json(table, seated(session, table_id))
+    found.publish(table_id)
+    return answer
+
+
+@router.delete("/tables/{table_id}/seats")
+def leave_seat(table_id: RowId, caller: CallerDep, found: ServicesDep) -> dict[str, Any]:
+    with found.transaction() as session:
+        table = visible_table(session, table_id, caller)
+        row = session.scalars(select(TableSeat).where(
+            TableSeat.table_id == table_id, TableSeat.user_id == caller.user_id)).one_or_none()
+        if row is None:
+            raise conflict(f"you have no seat at table {table_id}")
+        session.delete(row)
+        session.flush()
+        return table_json(table, seated(session, table_id))
+
+
+@router.post("/tables/{table_id}/rounds", status_code=201)
+def start_round(table_id: RowId, body: RoundRequest, caller: CallerDep, found: ServicesDep,
+                request: Request) -> JSONResponse:
+    """Bet: a practice table deals at once; a shared table takes the wagers into its open
+    betting window. The wagers are debited here."""
+    try:
+        client_seed = check_client_seed(body.client_seed or "")
+    except FairnessError as error:
+        raise ApiError(422, str(error)) from None
+
+    def work(session: Session) -> tuple[int, Any]:
+        table = session.scalars(select(GameTable).where(GameTable.id == table_id)
+                                .with_for_update()).one_or_none()
+        if table is None or (not table.shared and table.owner_id != caller.user_id):
+            raise not_found(f"table {table_id}")
+        if table.status != "open":
+            raise conflict(f"table {table_id} is closed")
+        user = session.get(User, caller.user_id)
+        assert user is not None
+        if table.shared:
+            loaded = _bet_at_shared(session, table, user, body)
+        else:
+            loaded = _deal_private(session, table, user, body, client_seed)
+            count_if_complete(found, loaded)
+        return 201, rounds.round_view(session, loaded, caller.user_id)
+
+    response = run_money_request(found, caller, request, body.model_dump(), work)
+    found.publish(table_id)
+    return response
+
+
+def _deal_private(session: Session, table: GameTable, user: User, body: RoundRequest,
+                  client_seed: str) -> rounds.LoadedRound:
+    current = rounds.unfinished_round(session, table.id)
+    if current is not None:
+        raise conflict(f"round {current} at this table is not finished")
+    loaded = rounds.open_round(session, table, client_seed)
+    rounds.place_wagers(session, loaded, user, 1, body.wagers, body.colour)
+    rounds.deal(session, loaded)
+    return loaded
+
+
+def _bet_at_shared(session: Session, table: GameTable, user: User, body: RoundRequest
+                   ) -> rounds.LoadedRound:
+    seat = session.scalar(select(TableSeat.seat).where(TableSeat.table_id == table.id,
+                                                       TableSeat.user_id == user.id))
+    if seat is None:
+        raise conflict(f"take a seat at table {table.id} before betting")
+    if body.client_seed:
+        raise ApiError(422, "a shared table's deck takes no client seed")
+    current = rounds.unfinished_round(session, table.id)
+    if current is None:
+        loaded = rounds.open_round(session, table, "",
+                                   timedelta(seconds=table.betting_seconds))
+    else:
+        loaded = rounds.load_round(session, current, lock=True)
+        if loaded.record.phase != "wagers":
+            raise conflict(f"betting is closed: round {current} is being played")
+    rounds.place_wagers(session, loaded, user, seat, body.wagers, body.colour)
+    seated_now = session.scalars(select(TableSeat.user_id).where(
+        TableSeat.table_id == table.id)).all()
+    if {item.user_id for item in loaded.seats} >= set(seated_now):
+        rounds.deal(session, loaded, timedelta(seconds=table.decision_seconds))
+    return loaded
+
+
+def rounds_at(session: Session, table_id: RowId) -> list[int]:
+    return list(session.scalars(select(Round.id).where(Round.table_id == table_id)))

@@ -1,0 +1,123 @@
+"""Database engines: embedded SQLite (WAL) by default, PostgreSQL through psycopg 3.
+
+SQLite write transactions begin with ``BEGIN IMMEDIATE`` so that concurrent requests
+queue for the write lock instead of failing to upgrade a read lock.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Engine, create_engine, event, text
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError
+from sqlalchemy.orm import Session, sessionmaker
+
+from feltlab.paths import user_data_dir
+
+ENVIRONMENT_VARIABLE = "FELTLAB_DATABASE_URL"
+
+
+class DatabaseURLError(ValueError):
+    """A database URL feltlab cannot use."""
+
+
+def default_database_url() -> str:
+    """``FELTLAB_DATABASE_URL``, or SQLite in the user's data folder."""
+    configured = os.environ.get(ENVIRONMENT_VARIABLE)
+    if configured:
+        return configured
+    return f"sqlite:///{user_data_dir() / 'server.sqlite3'}"
+
+
+def normalise_url(url: str) -> str:
+    """Check ``url`` names SQLite or PostgreSQL; PostgreSQL always goes through psycopg 3.
+
+    >>> normalise_url("postgresql://u@localhost/feltlab")
+    'postgresql+psycopg://u@localhost/feltlab'
+    >>> normalise_url("mysql://x")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    feltlab.server.db.DatabaseURLError: database URL must start with sqlite:/// or ...
+    """
+    try:
+        parsed = make_url(url)
+    except ArgumentError:
+        raise DatabaseURLError(f"cannot read database URL {url!r}") from None
+    backend = parsed.get_backend_name()
+    if backend == "postgresql":
+        return parsed.set(drivername="postgresql+psycopg").render_as_string(hide_password=False)
+    if backend == "sqlite":
+        return url
+    raise DatabaseURLError("database URL must start with sqlite:/// or postgresql://, "
+                           f"got {url!r}")
+
+
+def _prepare_sqlite_folder(url: str) -> None:
+    database = make_url(url).database
+    if database and database != ":memory:":
+        Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+
+
+def make_engine(url: str, writer: bool = True) -> Engine:
+    """An engine on ``url``. On SQLite a writer engine begins every transaction with
+    ``BEGIN IMMEDIATE``; a reader engine (``writer=False``) begins plainly, so reads run
+    beside the one writer, as WAL allows."""
+    url = normalise_url(url)
+    if url.startswith("sqlite"):
+        _prepare_sqlite_folder(url)
+        engine = create_engine(url, connect_args={"timeout": 60, "check_same_thread": False})
+        _configure_sqlite(engine, writer)
+        return engine
+    return create_engine(url, pool_size=10, max_overflow=20, pool_pre_ping=True)
+
+
+def _configure_sqlite(engine: Engine, writer: bool) -> None:
+    @event.listens_for(engine, "connect")
+    def on_connect(dbapi_connection: Any, record: Any) -> None:
+        dbapi_connection.isolation_level = None  # SQLAlchemy issues BEGIN itself
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute("PRAGMA synchronous=NORMAL")
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.execute("PRAGMA busy_timeout=60000")
+        cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def on_begin(connection: Any) -> None:
+        connection.exec_driver_sql("BEGIN IMMEDIATE" if writer else "BEGIN")
+
+
+def is_postgresql(engine: Engine) -> bool:
+    return engine.dialect.name == "postgresql"
+
+
+def session_factory(engine: Engine) -> sessionmaker[Session]:
+    return sessionmaker(engine, expire_on_commit=False)
+
+
+@contextmanager
+def transaction(factory: sessionmaker[Session]) -> Iterator[Session]:
+    """One database transaction: committed if the block ends, rolled back if it raises."""
+    with factory() as session, session.begin():
+        yield session
+
+
+def lock_exclusive(session: Session, key: int) -> None:
+    """Serialise a critical section across workers (PostgreSQL advisory lock held to the
+    end of the transaction; SQLite transactions are serial already)."""
+    if session.get_bind().dialect.name == "postgresql":
+        session.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": key})
+
+
+def database_reachable(engine: Engine) -> bool:
+    try:
+        with engine.connect() as connection:
+            connection.execute(text("SELECT 1"))
+    except Exception:
+        return False
+    return True

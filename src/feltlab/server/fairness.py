@@ -1,0 +1,96 @@
+"""Provably fair shuffles: a secret server seed, committed to before the deal, mapped to
+a deck without bias.
+
+The seed (32 bytes from the OS's CSPRNG, written in hex) keys HMAC-SHA256 over the
+client seed and a block counter; the output is read as 32-bit big-endian words, and
+``randbelow(n)`` rejects words at or above the largest multiple of ``n`` so every value
+is equally likely. Those draws feed :func:`feltlab.cards.fisher_yates` over the deck in
+card order. The commitment is the SHA-256 of the seed's bytes.
+
+>>> seed = "00" * 32
+>>> commitment(seed)
+'66687aadf862bd776c8fc18b8e9f8e20089714856ee233b3902a591d0d5f2925'
+>>> deck = deck_from_seed(seed, "")
+>>> deck == deck_from_seed(seed, "") and deck != deck_from_seed(seed, "x")
+True
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import re
+import secrets
+from collections.abc import Callable, Iterator
+
+from feltlab.cards import Card, fisher_yates, full_deck
+
+SEED_BYTES = 32
+MAX_CLIENT_SEED = 64
+CLIENT_SEED_PATTERN = re.compile(r"[A-Za-z0-9_.:-]{0,64}")
+
+
+class FairnessError(ValueError):
+    """A seed that is not a seed."""
+
+
+def new_server_seed() -> str:
+    """32 bytes from the OS's cryptographic generator, in hex."""
+    return secrets.token_hex(SEED_BYTES)
+
+
+def seed_bytes(seed: str) -> bytes:
+    if not re.fullmatch(r"[0-9a-f]{64}", seed):
+        raise FairnessError("a server seed is 64 lowercase hex digits")
+    return bytes.fromhex(seed)
+
+
+def check_client_seed(client_seed: str) -> str:
+    if not CLIENT_SEED_PATTERN.fullmatch(client_seed):
+        raise FairnessError("client_seed is up to 64 letters, digits or _ . : -")
+    return client_seed
+
+
+def commitment(seed: str) -> str:
+    """SHA-256 (hex) of the seed's bytes: shown before dealing, checked after."""
+    return hashlib.sha256(seed_bytes(seed)).hexdigest()
+
+
+def word_stream(seed: str, client_seed: str) -> Iterator[int]:
+    """32-bit words of HMAC-SHA256(seed, client_seed ':' counter), counter 0, 1, 2, ..."""
+    key = seed_bytes(seed)
+    message = check_client_seed(client_seed).encode("ascii") + b":"
+    counter = 0
+    while True:
+        block = hmac.new(key, message + str(counter).encode("ascii"), hashlib.sha256).digest()
+        for start in range(0, 32, 4):
+            yield int.from_bytes(block[start:start + 4], "big")
+        counter += 1
+
+
+def unbiased_randbelow(words: Iterator[int], bits: int = 32) -> Callable[[int], int]:
+    """``randbelow(n)``: uniform on ``0 .. n-1`` by rejection sampling of the ``bits``-bit
+    words (the tests use small words to check every case exhaustively).
+
+    >>> randbelow = unbiased_randbelow(iter([0xFFFFFFFF, 7]))
+    >>> randbelow(3)  # 0xFFFFFFFF is rejected: 2**32 is not a multiple of 3
+    1
+    """
+    def randbelow(n: int) -> int:
+        limit = (1 << bits) - (1 << bits) % n
+        while True:
+            word = next(words)
+            if word < limit:
+                return word % n
+    return randbelow
+
+
+def permutation_from_seed(seed: str, client_seed: str, size: int) -> list[int]:
+    """The order of ``size`` items the seeds give."""
+    return fisher_yates(range(size), unbiased_randbelow(word_stream(seed, client_seed)))
+
+
+def deck_from_seed(seed: str, client_seed: str) -> tuple[Card, ...]:
+    """The round's deck, top card first."""
+    deck = full_deck()
+    return tuple(deck[index] for index in permutation_from_seed(seed, client_seed, len(deck)))

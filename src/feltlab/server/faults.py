@@ -1,0 +1,33 @@
+"""Fault injection for the recovery tests: with ``FELTLAB_CRASH_AFTER_EVENTS=N`` the
+process kills itself (SIGKILL) right after appending its N-th round event, inside the
+transaction; with ``FELTLAB_CRASH_AFTER_COMMITS=N`` right after its N-th committed
+money-moving request, before the answer is sent. Unset (always, in production), these
+are no-ops."""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+
+_lock = threading.Lock()
+_counts = {"events": 0, "commits": 0}
+_limits = {"events": int(os.environ.get("FELTLAB_CRASH_AFTER_EVENTS", "0") or 0),
+           "commits": int(os.environ.get("FELTLAB_CRASH_AFTER_COMMITS", "0") or 0)}
+
+
+def _tick(kind: str) -> None:
+    if not _limits[kind]:
+        return
+    with _lock:
+        _counts[kind] += 1
+        if _counts[kind] == _limits[kind]:
+            os.kill(os.getpid(), signal.SIGKILL)
+
+
+def event_appended() -> None:
+    _tick("events")
+
+
+def request_committed() -> None:
+    _tick("commits")

@@ -1,0 +1,164 @@
+"""The double-entry ledger: every movement is a balanced pair of entries.
+
+Each account has a ``practice`` and a ``cash`` wallet; the house has one wallet per
+currency that takes the other side of every stake and payout and of the practice
+top-ups. A player's wallet can never go below zero: the database refuses it (a CHECK
+constraint), and :func:`transfer` refuses it first with a clear sentence. Each call
+writes one :class:`LedgerTransaction` whose entries sum to zero, in the caller's
+database transaction, so the money moves with the game event that caused it or not at
+all.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from feltlab.server.clock import now
+from feltlab.server.errors import ApiError
+from feltlab.server.models import LedgerEntry, LedgerTransaction, Wallet
+
+CURRENCIES: Final = ("practice", "cash")
+PRACTICE_START: Final = 1000
+
+
+def wallet_name(user_id: int, currency: str) -> str:
+    return f"user:{user_id}:{currency}"
+
+
+def house_name(currency: str) -> str:
+    return f"house:{currency}"
+
+
+def _wallet(session: Session, name: str, lock: bool = True) -> Wallet:
+    query = select(Wallet).where(Wallet.name == name)
+    wallet = session.scalars(query.with_for_update() if lock else query).one_or_none()
+    if wallet is None:
+        raise ApiError(404, f"wallet {name} does not exist")
+    return wallet
+
+
+def house_wallet(session: Session, currency: str) -> Wallet:
+    """The house's wallet in ``currency``, created on first use."""
+    name = house_name(currency)
+    wallet = session.scalars(select(Wallet).where(Wallet.name == name)).one_or_none()
+    if wallet is None:
+        wallet = Wallet(name=name, user_id=None, currency=currency, house=True, balance=0)
+        session.add(wallet)
+        session.flush()
+    return wallet
+
+
+def open_wallets(session: Session, user_id: int) -> None:
+    """A new account's wallets: practice topped up to the starting 1,000, cash at 0."""
+    for currency in CURRENCIES:
+        session.add(Wallet(name=wallet_name(user_id, currency), user_id=user_id,
+                           currency=currency, house=False, balance=0))
+    session.flush()
+    transfer(session, house_name("practice"), wallet_name(user_id, "practice"),
+             PRACTICE_START, "open", memo="starting practice balance")
+
+
+def balance(session: Session, user_id: int, currency: str, lock: bool = False) -> int:
+    """A player's balance; with ``lock``, the house wallet is locked first, as every
+    transfer does, so that transactions always lock in one order and never deadlock."""
+    if lock:
+        _wallet(session, house_name(currency))
+    return _wallet(session, wallet_name(user_id, currency), lock).balance
+
+
+def balances(session: Session, user_id: int) -> dict[str, int]:
+    wallets = session.scalars(select(Wallet).where(Wallet.user_id == user_id)).all()
+    return {wallet.currency: wallet.balance for wallet in wallets}
+
+
+def transfer(session: Session, source: str, destination: str, amount: int, kind: str,
+             round_id: int | None = None, memo: str = "") -> LedgerTransaction:
+    """Move ``amount`` (> 0) from wallet ``source`` to ``destination`` as one balanced
+    transaction. Wallets are locked in name order so concurrent transfers cannot deadlock."""
+    if amount <= 0:
+        raise ValueError(f"a transfer moves a positive amount, got {amount}")
+    if source.startswith("house:"):
+        house_wallet(session, source.split(":")[1])
+    if destination.startswith("house:"):
+        house_wallet(session, destination.split(":")[1])
+    wallets = {name: _wallet(session, name) for name in sorted({source, destination})}
+    paying, receiving = wallets[source], wallets[destination]
+    if paying.currency != receiving.currency:
+        raise ValueError("a transfer stays within one currency")
+    if not paying.house and paying.balance < amount:
+        raise ApiError(409, f"the {paying.currency} balance of {paying.balance} is less than "
+                            f"the {amount} this needs")
+    record = LedgerTransaction(kind=kind, round_id=round_id, memo=memo[:200], created_at=now())
+    session.add(record)
+    session.flush()
+    paying.balance -= amount
+    receiving.balance += amount
+    session.flush()  # the CHECK constraint speaks here if the balance would go negative
+    session.add_all([
+        LedgerEntry(transaction_id=record.id, wallet_id=paying.id, amount=-amount,
+                    balance_after=paying.balance),
+        LedgerEntry(transaction_id=record.id, wallet_id=receiving.id, amount=amount,
+                    balance_after=receiving.balance),
+    ])
+    session.flush()
+    return record
+
+
+def stake(session: Session, user_id: int, currency: str, amount: int, round_id: int,
+          memo: str) -> None:
+    """The player puts ``amount`` on the table: from their wallet to the house."""
+    if amount:
+        transfer(session, wallet_name(user_id, currency), house_name(currency), amount,
+                 "stake", round_id, memo)
+
+
+def pay(session: Session, user_id: int, currency: str, amount: int, round_id: int,
+        memo: str) -> None:
+    """The house returns ``amount`` (stakes back plus winnings) to the player."""
+    if amount:
+        transfer(session, house_name(currency), wallet_name(user_id, currency), amount,
+                 "settle", round_id, memo)
+
+
+def reset_practice(session: Session, user_id: int) -> int:
+    """Bring the practice balance back to 1,000 (either way); returns the new balance."""
+    current = balance(session, user_id, "practice", lock=True)
+    mine, house = wallet_name(user_id, "practice"), house_name("practice")
+    if current < PRACTICE_START:
+        transfer(session, house, mine, PRACTICE_START - current, "reset", memo="practice reset")
+    elif current > PRACTICE_START:
+        transfer(session, mine, house, current - PRACTICE_START, "reset", memo="practice reset")
+    return PRACTICE_START
+
+
+def adjust_cash(session: Session, user_id: int, amount: int, memo: str) -> int:
+    """An admin's credit (> 0) or debit (< 0) of a player's cash; returns the new balance."""
+    mine, house = wallet_name(user_id, "cash"), house_name("cash")
+    if amount > 0:
+        transfer(session, house, mine, amount, "adjust", memo=memo)
+    elif amount < 0:
+        transfer(session, mine, house, -amount, "adjust", memo=memo)
+    return balance(session, user_id, "cash")
+
+
+def entries_sum(session: Session) -> int:
+    """The sum of every ledger entry: always zero."""
+    return int(session.scalar(select(func.coalesce(func.sum(LedgerEntry.amount), 0))) or 0)
+
+
+def unbalanced_transactions(session: Session) -> list[int]:
+    """Ids of transactions whose entries do not sum to zero (there should be none)."""
+    query = (select(LedgerEntry.transaction_id).group_by(LedgerEntry.transaction_id)
+             .having(func.sum(LedgerEntry.amount) != 0))
+    return list(session.scalars(query))
+
+
+def wallets_disagreeing_with_entries(session: Session) -> list[str]:
+    """Wallets whose balance is not the sum of their entries (there should be none)."""
+    sums = dict(session.execute(select(LedgerEntry.wallet_id, func.sum(LedgerEntry.amount))
+                                .group_by(LedgerEntry.wallet_id)).all())
+    return [wallet.name for wallet in session.scalars(select(Wallet))
+            if wallet.balance != int(sums.get(wallet.id, 0))]

@@ -1,0 +1,46 @@
+"""Live updates: a table's watchers hear that something changed and fetch what they may
+see. In one process the hub passes the word directly; across workers on PostgreSQL it
+goes through LISTEN/NOTIFY (see :mod:`feltlab.server.app`)."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections import defaultdict
+
+
+class Hub:
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._watchers: dict[int, set[tuple[asyncio.AbstractEventLoop, asyncio.Queue[int]]]] = (
+            defaultdict(set))
+        self._stamps: dict[int, int] = defaultdict(int)
+
+    def stamp(self, table_id: int) -> int:
+        """How many announcements the table has had in this process."""
+        with self._lock:
+            return self._stamps[table_id]
+
+    def watch(self, table_id: int) -> asyncio.Queue[int]:
+        queue: asyncio.Queue[int] = asyncio.Queue(maxsize=100)
+        with self._lock:
+            self._watchers[table_id].add((asyncio.get_running_loop(), queue))
+        return queue
+
+    def unwatch(self, table_id: int, queue: asyncio.Queue[int]) -> None:
+        with self._lock:
+            self._watchers[table_id] = {item for item in self._watchers[table_id]
+                                        if item[1] is not queue}
+
+    def publish(self, table_id: int) -> None:
+        """Tell the table's watchers in this process (callable from any thread)."""
+        with self._lock:
+            self._stamps[table_id] += 1
+            watchers = list(self._watchers.get(table_id, ()))
+        for loop, queue in watchers:
+            loop.call_soon_threadsafe(_offer, queue, table_id)
+
+
+def _offer(queue: asyncio.Queue[int], table_id: int) -> None:
+    if not queue.full():
+        queue.put_nowait(table_id)

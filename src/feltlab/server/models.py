@@ -1,0 +1,220 @@
+"""The table server's database: every piece of state lives here (SQLAlchemy 2 models).
+
+The schema itself is created and changed only by the Alembic migrations shipped in
+``feltlab/server/migrations``; these classes describe it for queries.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    CheckConstraint,
+    DateTime,
+    ForeignKey,
+    Integer,
+    String,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+class User(Base):
+    __tablename__ = "users"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    username: Mapped[str] = mapped_column(String(32), unique=True)
+    password_hash: Mapped[str] = mapped_column(String(200))
+    role: Mapped[str] = mapped_column(String(10), default="player")
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    daily_loss_limit: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    excluded_until: Mapped[datetime | None] = mapped_column(DateTime(timezone=True),
+                                                            nullable=True)
+
+    __table_args__ = (CheckConstraint("role IN ('player', 'admin')", name="role_known"),)
+
+
+class AuthToken(Base):
+    """A login: only the SHA-256 of the bearer token is stored."""
+
+    __tablename__ = "auth_tokens"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id"), index=True)
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    last_used_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    revoked: Mapped[bool] = mapped_column(Boolean, default=False)
+
+
+class LoginFailure(Base):
+    __tablename__ = "login_failures"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    username: Mapped[str] = mapped_column(String(64), index=True)
+    at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class Wallet(Base):
+    """A ledger account: a player's balance in one currency, or the house's.
+
+    Only house wallets may go below zero, and the database enforces it."""
+
+    __tablename__ = "wallets"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(64), unique=True)
+    user_id: Mapped[int | None] = mapped_column(ForeignKey("users.id"), nullable=True,
+                                                index=True)
+    currency: Mapped[str] = mapped_column(String(10))
+    house: Mapped[bool] = mapped_column(Boolean, default=False)
+    balance: Mapped[int] = mapped_column(BigInteger, default=0)
+
+    __table_args__ = (
+        CheckConstraint("house OR balance >= 0", name="balance_not_negative"),
+        CheckConstraint("currency IN ('practice', 'cash')", name="currency_known"),
+    )
+
+
+class LedgerTransaction(Base):
+    """One money movement: its entries sum to zero."""
+
+    __tablename__ = "ledger_transactions"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    kind: Mapped[str] = mapped_column(String(20))
+    round_id: Mapped[int | None] = mapped_column(ForeignKey("rounds.id"), nullable=True,
+                                                 index=True)
+    memo: Mapped[str] = mapped_column(String(200), default="")
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class LedgerEntry(Base):
+    __tablename__ = "ledger_entries"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    transaction_id: Mapped[int] = mapped_column(ForeignKey("ledger_transactions.id"),
+                                                index=True)
+    wallet_id: Mapped[int] = mapped_column(ForeignKey("wallets.id"), index=True)
+    amount: Mapped[int] = mapped_column(BigInteger)
+    balance_after: Mapped[int] = mapped_column(BigInteger)
+
+    __table_args__ = (CheckConstraint("amount <> 0", name="amount_not_zero"),)
+
+
+class GameTable(Base):
+    __tablename__ = "tables"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    rules_id: Mapped[str] = mapped_column(String(64))
+    fingerprint: Mapped[str] = mapped_column(String(64))
+    currency: Mapped[str] = mapped_column(String(10))
+    shared: Mapped[bool] = mapped_column(Boolean, default=False)
+    owner_id: Mapped[int | None] = mapped_column(ForeignKey("users.id"), nullable=True,
+                                                 index=True)
+    status: Mapped[str] = mapped_column(String(10), default="open")
+    name: Mapped[str] = mapped_column(String(64), default="")
+    betting_seconds: Mapped[int] = mapped_column(Integer, default=30)
+    decision_seconds: Mapped[int] = mapped_column(Integer, default=30)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class TableSeat(Base):
+    """Who sits where at a shared table."""
+
+    __tablename__ = "table_seats"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    table_id: Mapped[int] = mapped_column(ForeignKey("tables.id"), index=True)
+    seat: Mapped[int] = mapped_column(Integer)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id"), index=True)
+
+    __table_args__ = (UniqueConstraint("table_id", "seat"),
+                      UniqueConstraint("table_id", "user_id"))
+
+
+class Round(Base):
+    __tablename__ = "rounds"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    table_id: Mapped[int] = mapped_column(ForeignKey("tables.id"), index=True)
+    rules_id: Mapped[str] = mapped_column(String(64))
+    fingerprint: Mapped[str] = mapped_column(String(64))
+    currency: Mapped[str] = mapped_column(String(10))
+    server_seed: Mapped[str] = mapped_column(String(64))
+    commitment: Mapped[str] = mapped_column(String(64))
+    client_seed: Mapped[str] = mapped_column(String(64), default="")
+    phase: Mapped[str] = mapped_column(String(10), index=True)
+    deadline: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    completed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True),
+                                                          nullable=True)
+
+
+class RoundSeat(Base):
+    """One player's part in a round: stakes and balances in the round's currency."""
+
+    __tablename__ = "round_seats"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    round_id: Mapped[int] = mapped_column(ForeignKey("rounds.id"), index=True)
+    seat: Mapped[int] = mapped_column(Integer)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id"), index=True)
+    staked: Mapped[int] = mapped_column(BigInteger, default=0)
+    balance_before: Mapped[int] = mapped_column(BigInteger)
+    balance_after: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    total: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+
+    __table_args__ = (UniqueConstraint("round_id", "seat"),
+                      UniqueConstraint("round_id", "user_id"))
+
+
+class RoundEvent(Base):
+    """The round's append-only log: one engine action per row, in order."""
+
+    __tablename__ = "round_events"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    round_id: Mapped[int] = mapped_column(ForeignKey("rounds.id"), index=True)
+    seq: Mapped[int] = mapped_column(Integer)
+    action: Mapped[str] = mapped_column(Text)
+    at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+    __table_args__ = (UniqueConstraint("round_id", "seq"),)
+
+
+class IdempotencyKey(Base):
+    """The answer given to a money-moving request, replayed for a retry with its key."""
+
+    __tablename__ = "idempotency_keys"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id"))
+    key: Mapped[str] = mapped_column(String(100))
+    request_hash: Mapped[str] = mapped_column(String(64))
+    status_code: Mapped[int] = mapped_column(Integer)
+    body: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+    __table_args__ = (UniqueConstraint("user_id", "key"),)
+
+
+class AuditRecord(Base):
+    """One line of the hash-chained audit log."""
+
+    __tablename__ = "audit_log"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    actor: Mapped[str] = mapped_column(String(64))
+    kind: Mapped[str] = mapped_column(String(40))
+    detail: Mapped[str] = mapped_column(Text)
+    prev_hash: Mapped[str] = mapped_column(String(64))
+    hash: Mapped[str] = mapped_column(String(64), unique=True)

@@ -1,0 +1,497 @@
+"""Rounds: the service that drives :class:`feltlab.engine.HandState` for the server.
+
+A round is stored as its append-only event log (one engine action a row) beside the
+seeds that give its deck; its state is always the replay of that log, so a round
+resumes after any crash exactly where its last committed event left it. Each request
+runs in one database transaction: the events it appends, the stakes it debits and the
+payouts it credits are committed together or not at all. The server deals and settles
+only through the engine (and so through :mod:`feltlab.settle`).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from feltlab.cards import format_cards
+from feltlab.engine import (
+    Action,
+    ActionError,
+    Bet,
+    ChooseColour,
+    Deal,
+    Fold,
+    HandState,
+    Phase,
+    PlaceWager,
+    Play,
+    Raise,
+    Reveal,
+    Settle,
+    action_from_json,
+    action_to_json,
+)
+from feltlab.rules import FlushRules, HoldemStudRules, NineCardRules, Rules, load_rules
+from feltlab.server import faults, ledger
+from feltlab.server.clock import aware, now
+from feltlab.server.errors import ApiError, conflict, not_found, refused
+from feltlab.server.fairness import commitment, deck_from_seed, new_server_seed
+from feltlab.server.models import GameTable, Round, RoundEvent, RoundSeat, User
+
+MAX_OPTIONS_LISTED = 3
+"""Raises are listed at whole multiples of the ante; ``raise_range`` gives the rest."""
+
+
+@dataclass
+class LoadedRound:
+    """A round with its seats and its state replayed from the log."""
+
+    record: Round
+    seats: list[RoundSeat]
+    rules: Rules
+    state: HandState
+    events: int
+
+    def seat_of(self, user_id: int) -> RoundSeat | None:
+        return next((seat for seat in self.seats if seat.user_id == user_id), None)
+
+
+def rules_for(rules_id: str, fingerprint: str) -> Rules:
+    """The built-in rule set a table was opened with; refuses one whose content changed."""
+    rules = load_rules(rules_id)
+    if rules.fingerprint != fingerprint:
+        raise conflict(f"rule set {rules_id} changed since this table opened "
+                       f"(fingerprint {fingerprint[:12]}); open a new table")
+    return rules
+
+
+def load_round(session: Session, round_id: int, lock: bool = False) -> LoadedRound:
+    query = select(Round).where(Round.id == round_id)
+    record = session.scalars(query.with_for_update() if lock else query).one_or_none()
+    if record is None:
+        raise not_found(f"round {round_id}")
+    seats = list(session.scalars(select(RoundSeat).where(RoundSeat.round_id == round_id)
+                                 .order_by(RoundSeat.seat)))
+    actions = [action_from_json(json.loads(text)) for text in session.scalars(
+        select(RoundEvent.action).where(RoundEvent.round_id == round_id)
+        .order_by(RoundEvent.seq))]
+    rules = load_rules(record.rules_id)
+    state = HandState.replay(rules, deck_from_seed(record.server_seed, record.client_seed),
+                             actions)
+    return LoadedRound(record, seats, rules, state, len(actions))
+
+
+def load_for(session: Session, round_id: int, user_id: int, lock: bool = False
+             ) -> LoadedRound:
+    """The round if the caller has a seat in it; another player's round is not found.
+    With ``lock``, its table's row is locked first, then the round's."""
+    table_id = session.scalar(select(Round.table_id).join(
+        RoundSeat, RoundSeat.round_id == Round.id).where(
+        RoundSeat.round_id == round_id, RoundSeat.user_id == user_id))
+    if table_id is None:
+        raise not_found(f"round {round_id}")
+    if lock:
+        lock_table(session, table_id)
+    return load_round(session, round_id, lock)
+
+
+def lock_table(session: Session, table_id: int, skip_locked: bool = False) -> bool:
+    """Lock a table's row: every transaction that changes a round locks its table, then
+    the round, then the house wallet, then players' wallets, always in that order, so
+    none waits for another in a circle. Returns False when ``skip_locked`` and busy."""
+    query = select(GameTable.id).where(GameTable.id == table_id)
+    if session.get_bind().dialect.name == "postgresql":
+        query = query.with_for_update(skip_locked=skip_locked)
+    return session.scalar(query) is not None
+
+
+def _append(session: Session, loaded: LoadedRound, action: Action) -> None:
+    """Apply ``action`` to the state and append it to the log (same transaction)."""
+    try:
+        loaded.state.apply(action)
+    except ActionError as error:
+        raise refused(str(error)) from None
+    session.add(RoundEvent(round_id=loaded.record.id, seq=loaded.events,
+                           action=json.dumps(action_to_json(action)), at=now()))
+    loaded.events += 1
+    session.flush()
+    faults.event_appended()
+
+
+# --- starting a round --------------------------------------------------------------------
+
+def check_may_play(session: Session, user: User, currency: str, stake: int) -> None:
+    """Self-exclusion and the daily loss limit (cash play)."""
+    if user.excluded_until is not None and aware(user.excluded_until) > now():
+        raise ApiError(403, f"you are self-excluded until "
+                            f"{aware(user.excluded_until).isoformat(timespec='minutes')}")
+    if currency != "cash" or user.daily_loss_limit is None:
+        return
+    lost = loss_today(session, user.id)
+    if lost + stake > user.daily_loss_limit:
+        raise ApiError(409, f"this stake of {stake} could take today's losses ({lost}) past "
+                            f"your daily loss limit of {user.daily_loss_limit}")
+
+
+def loss_today(session: Session, user_id: int) -> int:
+    """Cash lost since midnight UTC: net of complete rounds plus stakes of open ones."""
+    midnight = now().replace(hour=0, minute=0, second=0, microsecond=0)
+    rows = session.execute(
+        select(RoundSeat.total, RoundSeat.staked).join(Round, Round.id == RoundSeat.round_id)
+        .where(RoundSeat.user_id == user_id, Round.currency == "cash",
+               Round.created_at >= midnight)).all()
+    net = sum(-staked if total is None else total for total, staked in rows)
+    return max(0, -net)
+
+
+def wager_actions(rules: Rules, seat: int, wagers: dict[str, int], colour: str | None
+                  ) -> list[Action]:
+    actions: list[Action] = [PlaceWager(seat, name, amount)
+                             for name, amount in wagers.items() if amount]
+    if isinstance(rules, NineCardRules):
+        if colour is None:
+            raise refused(f"{rules.id} needs a colour: red or black")
+        actions.append(ChooseColour(seat, colour))
+    elif colour is not None:
+        raise refused(f"{rules.id} has no colour to choose")
+    return actions
+
+
+def open_round(session: Session, table: GameTable, client_seed: str,
+               phase_deadline: timedelta | None = None) -> LoadedRound:
+    """A new round at ``table`` in the wagers phase, its commitment fixed now."""
+    rules = rules_for(table.rules_id, table.fingerprint)
+    seed = new_server_seed()
+    record = Round(table_id=table.id, rules_id=rules.id, fingerprint=rules.fingerprint,
+                   currency=table.currency, server_seed=seed, commitment=commitment(seed),
+                   client_seed=client_seed, phase=Phase.WAGERS.value, created_at=now(),
+                   deadline=None if phase_deadline is None else now() + phase_deadline)
+    session.add(record)
+    session.flush()
+    state = HandState(rules, deck_from_seed(seed, client_seed))
+    return LoadedRound(record, [], rules, state, 0)
+
+
+def place_wagers(session: Session, loaded: LoadedRound, user: User, seat: int,
+                 wagers: dict[str, int], colour: str | None) -> RoundSeat:
+    """Seat ``user`` in the round with these wagers, debited now."""
+    if loaded.seat_of(user.id) is not None:
+        raise conflict(f"you have already bet in round {loaded.record.id}")
+    actions = wager_actions(loaded.rules, seat, wagers, colour)
+    stake = sum(amount for amount in wagers.values() if amount)
+    check_may_play(session, user, loaded.record.currency, stake)
+    trial = HandState(loaded.rules, loaded.state.deck)
+    for action in [*actions, Deal()]:
+        try:
+            trial.apply(action)
+        except ActionError as error:
+            raise refused(str(error)) from None
+    before = ledger.balance(session, user.id, loaded.record.currency, lock=True)
+    round_seat = RoundSeat(round_id=loaded.record.id, seat=seat, user_id=user.id, staked=0,
+                           balance_before=before)
+    session.add(round_seat)
+    session.flush()
+    loaded.seats.append(round_seat)
+    _stake(session, loaded, round_seat, stake, "wagers")
+    for action in actions:
+        _append(session, loaded, action)
+    return round_seat
+
+
+def _stake(session: Session, loaded: LoadedRound, seat: RoundSeat, amount: int,
+           memo: str) -> None:
+    ledger.stake(session, seat.user_id, loaded.record.currency, amount, loaded.record.id,
+                 f"round {loaded.record.id} seat {seat.seat}: {memo}")
+    seat.staked += amount
+
+
+def deal(session: Session, loaded: LoadedRound, decision: timedelta | None = None) -> None:
+    """Close the wagers, deal, and run on to the first decision (or settlement)."""
+    _append(session, loaded, Deal())
+    advance(session, loaded, decision)
+
+
+# --- decisions -----------------------------------------------------------------------------
+
+def action_for(loaded: LoadedRound, seat: int, body: dict[str, Any]) -> Action:
+    """The engine action a request's ``{"action": ..., "amount": ...}`` names."""
+    kind, amount = body["action"], body.get("amount")
+    needs_amount = kind in ("raise", "bet")
+    if needs_amount and amount is None:
+        raise refused(f"action {kind} needs an amount")
+    if not needs_amount and amount is not None:
+        raise refused(f"action {kind} takes no amount")
+    if kind == "fold":
+        return Fold(seat)
+    if kind == "play":
+        return Play(seat)
+    assert amount is not None
+    return Raise(seat, amount) if kind == "raise" else Bet(seat, amount)
+
+
+def decision_stake(loaded: LoadedRound, action: Action) -> int:
+    if isinstance(action, Raise | Bet):
+        return action.amount
+    if isinstance(action, Play):
+        return loaded.state.seats[action.seat].wagers["all9"]
+    return 0
+
+
+def act(session: Session, loaded: LoadedRound, user_id: int, body: dict[str, Any],
+        decision: timedelta | None = None) -> None:
+    """The caller's decision: checked by the engine, its stake debited, the round run on."""
+    seat = loaded.seat_of(user_id)
+    if seat is None:
+        raise not_found(f"round {loaded.record.id}")
+    state = loaded.state
+    if state.phase is not Phase.DECISIONS:
+        raise conflict(f"round {loaded.record.id} takes no decisions in the "
+                       f"{state.phase.value} phase")
+    if state.to_act != seat.seat:
+        raise conflict(f"it is not your turn: seat {state.to_act} acts next")
+    action = action_for(loaded, seat.seat, body)
+    try:
+        state.verify(action)
+    except ActionError as error:
+        raise refused(str(error)) from None
+    _stake(session, loaded, seat, decision_stake(loaded, action), body["action"])
+    _append(session, loaded, action)
+    advance(session, loaded, decision)
+
+
+def advance(session: Session, loaded: LoadedRound, decision: timedelta | None = None) -> None:
+    """Run the dealer's part (reveals, settlement) until a player must decide or the round
+    is complete; set the decision timer of a shared table."""
+    state = loaded.state
+    while state.phase in (Phase.REVEAL, Phase.SETTLE):
+        _append(session, loaded, Reveal() if state.phase is Phase.REVEAL else Settle())
+    loaded.record.phase = state.phase.value
+    loaded.record.deadline = (now() + decision if decision is not None
+                              and state.phase is Phase.DECISIONS else None)
+    if state.phase is Phase.COMPLETE:
+        _pay_out(session, loaded)
+
+
+def _pay_out(session: Session, loaded: LoadedRound) -> None:
+    """Every seat gets back its stakes plus its net result (after the cap)."""
+    for seat in sorted(loaded.seats, key=lambda item: item.user_id):
+        settlement = loaded.state.seats[seat.seat].settlement
+        assert settlement is not None
+        returned = seat.staked + settlement.total
+        ledger.pay(session, seat.user_id, loaded.record.currency, returned, loaded.record.id,
+                   f"round {loaded.record.id} seat {seat.seat}: settlement")
+        seat.total = settlement.total
+        seat.balance_after = ledger.balance(session, seat.user_id, loaded.record.currency)
+    loaded.record.completed_at = now()
+
+
+def fold_absent(session: Session, loaded: LoadedRound, decision: timedelta) -> None:
+    """The decision timer ran out: the seat to act folds."""
+    seat = loaded.state.to_act
+    if seat is None:
+        return
+    _append(session, loaded, Fold(seat))
+    advance(session, loaded, decision)
+
+
+# --- what a caller sees --------------------------------------------------------------------
+
+def options(loaded: LoadedRound, seat: int) -> tuple[list[dict[str, Any]], dict[str, int] | None]:
+    """The legal decisions of ``seat`` now, in the actions' JSON form, and the raise range."""
+    state, rules = loaded.state, loaded.rules
+    if state.phase is not Phase.DECISIONS or state.to_act != seat:
+        return [], None
+    choices: list[dict[str, Any]] = [{"action": "fold"}]
+    if isinstance(rules, FlushRules):
+        legal = state.legal_raises(seat)
+        if not legal:
+            return choices, None
+        ante = state.seats[seat].wagers["ante"]
+        choices += [{"action": "raise", "amount": amount} for amount in legal
+                    if amount % ante == 0]
+        return choices, {"min": legal.start, "max": legal[-1], "step": legal.step}
+    if isinstance(rules, NineCardRules):
+        return [*choices, {"action": "play"}], None
+    return choices + [{"action": "bet", "amount": amount}
+                      for amount in state.legal_street_bets(seat)], None
+
+
+def _seat_cards(loaded: LoadedRound, seat: int, visible: bool) -> dict[str, Any]:
+    state = loaded.state
+    hand = state.seats.get(seat)
+    if hand is None or not visible:
+        return {}
+    return {"player": format_cards(hand.cards)} if hand.cards else {}
+
+
+def table_cards(loaded: LoadedRound) -> dict[str, Any]:
+    """Cards every seat may see now: the community cards turned, the dealer's at the end."""
+    state = loaded.state
+    cards: dict[str, Any] = {}
+    if state.visible_community:
+        cards["community"] = format_cards(state.visible_community)
+    if state.phase is Phase.COMPLETE and state.dealer_cards:
+        cards["dealer"] = format_cards(state.dealer_cards)
+    return cards
+
+
+def payout_request(loaded: LoadedRound, seat: int) -> dict[str, Any]:
+    """The complete round of ``seat`` as a ``feltlab payout`` request."""
+    state, rules = loaded.state, loaded.rules
+    hand = state.seats[seat]
+    request: dict[str, Any] = {"rules": rules.id, "wagers": dict(hand.wagers),
+                               "player": format_cards(hand.cards)}
+    if isinstance(rules, FlushRules):
+        request |= {"dealer": format_cards(state.dealer_cards),
+                    "raise": hand.decisions[0] if hand.decisions else 0}
+    elif isinstance(rules, NineCardRules):
+        request |= {"colour": hand.colour, "community": format_cards(state.community),
+                    "play": bool(hand.decisions and hand.decisions[0])}
+    else:
+        assert isinstance(rules, HoldemStudRules)
+        request |= {"community": format_cards(state.community),
+                    "streets": [amount for amount in hand.decisions if amount]}
+    return request
+
+
+def _others(loaded: LoadedRound, mine: int | None, usernames: dict[int, str]
+            ) -> list[dict[str, Any]]:
+    complete = loaded.state.phase is Phase.COMPLETE
+    views = []
+    for seat in loaded.seats:
+        if seat.seat == mine:
+            continue
+        hand = loaded.state.seats.get(seat.seat)
+        view: dict[str, Any] = {"seat": seat.seat, "username": usernames.get(seat.user_id, ""),
+                                "wagers": dict(hand.wagers) if hand else {},
+                                "decisions": list(hand.decisions) if hand else []}
+        view |= _seat_cards(loaded, seat.seat, complete)
+        if complete and seat.total is not None:
+            view["total"] = seat.total
+        views.append(view)
+    return views
+
+
+def round_view(session: Session, loaded: LoadedRound, user_id: int) -> dict[str, Any]:
+    """The round as ``user_id`` may see it: no hidden card before its reveal."""
+    record, state, rules = loaded.record, loaded.state, loaded.rules
+    mine = loaded.seat_of(user_id)
+    seat = mine.seat if mine else None
+    hand = state.seats.get(seat) if seat is not None else None
+    choices, raise_range = options(loaded, seat) if seat is not None else ([], None)
+    view: dict[str, Any] = {
+        "id": record.id, "table": record.table_id, "rules": rules.id,
+        "fingerprint": record.fingerprint, "currency": record.currency,
+        "phase": state.phase.value, "commitment": record.commitment,
+        "client_seed": record.client_seed, "seat": seat,
+        "wagers": dict(hand.wagers) if hand else {},
+        "decisions": list(hand.decisions) if hand else [],
+        "to_act": state.to_act, "options": choices,
+        "deadline": aware(record.deadline).isoformat() if record.deadline else None,
+        "staked": mine.staked if mine else 0,
+        "cards": {**(_seat_cards(loaded, seat, True) if seat is not None else {}),
+                  **table_cards(loaded)},
+        "log": [action_to_json(action) for action in state.log],
+        "created_at": aware(record.created_at).isoformat(),
+    }
+    if isinstance(rules, NineCardRules):
+        view["colour"] = hand.colour if hand else None
+    if raise_range:
+        view["raise_range"] = raise_range
+    if len(loaded.seats) > 1 or mine is None:
+        names = dict(session.execute(select(User.id, User.username).where(
+            User.id.in_([item.user_id for item in loaded.seats]))).all())
+        view["others"] = _others(loaded, seat, names)
+    if state.phase is Phase.COMPLETE:
+        view |= _complete_fields(loaded, mine)
+    return view
+
+
+def _complete_fields(loaded: LoadedRound, mine: RoundSeat | None) -> dict[str, Any]:
+    fields: dict[str, Any] = {"seed": loaded.record.server_seed,
+                              "completed_at": aware(loaded.record.completed_at).isoformat()
+                              if loaded.record.completed_at else None}
+    if mine is None:
+        return fields
+    settlement = loaded.state.seats[mine.seat].settlement
+    assert settlement is not None
+    return fields | {
+        "results": dict(settlement.results), "total": settlement.total,
+        "capped": settlement.capped, "settlement": settlement.as_json(),
+        "balance_before": mine.balance_before, "balance_after": mine.balance_after,
+        "payout_request": payout_request(loaded, mine.seat),
+    }
+
+
+def recent_rounds(session: Session, user_id: int, limit: int) -> list[int]:
+    """Ids of the caller's latest rounds, newest first."""
+    return list(session.scalars(
+        select(RoundSeat.round_id).where(RoundSeat.user_id == user_id)
+        .order_by(RoundSeat.round_id.desc()).limit(limit)))
+
+
+def recall(session: Session, loaded: LoadedRound, user_id: int) -> list[dict[str, Any]]:
+    """The round step by step as the caller saw it: after each event, the cards then
+    visible, the caller's stake so far and their balance."""
+    mine = loaded.seat_of(user_id)
+    if mine is None:
+        raise not_found(f"round {loaded.record.id}")
+    steps = []
+    staked, balance = 0, mine.balance_before
+    partial = LoadedRound(loaded.record, loaded.seats, loaded.rules,
+                          HandState(loaded.rules, loaded.state.deck), 0)
+    for action in loaded.state.log:
+        partial.state.apply(action)
+        stake = _step_stake(partial, action, mine.seat)
+        staked += stake
+        balance -= stake
+        if partial.state.phase is Phase.COMPLETE and mine.balance_after is not None:
+            balance = mine.balance_after
+        steps.append(_step(partial, action, mine.seat, staked, balance))
+    return steps
+
+
+def _step_stake(partial: LoadedRound, action: Action, seat: int) -> int:
+    if isinstance(action, PlaceWager) and action.seat == seat:
+        return action.amount
+    if isinstance(action, Raise | Bet) and action.seat == seat:
+        return action.amount
+    if isinstance(action, Play) and action.seat == seat:
+        return partial.state.seats[seat].wagers["all9"]
+    return 0
+
+
+def _step(partial: LoadedRound, action: Action, seat: int, staked: int, balance: int
+          ) -> dict[str, Any]:
+    state = partial.state
+    hidden_phase = state.phase is not Phase.COMPLETE
+    cards = {**_seat_cards(partial, seat, True), **table_cards(partial)}
+    step: dict[str, Any] = {"action": action_to_json(action), "phase": state.phase.value,
+                            "cards": cards, "staked": staked, "balance": balance}
+    if not hidden_phase:
+        settlement = state.seats[seat].settlement
+        if settlement is not None:
+            step["results"], step["total"] = dict(settlement.results), settlement.total
+    return step
+
+
+def unfinished_round(session: Session, table_id: int) -> int | None:
+    return session.scalar(select(func.min(Round.id)).where(
+        Round.table_id == table_id, Round.phase != Phase.COMPLETE.value))
+
+
+def open_round_of(session: Session, user_id: int, currency: str) -> int | None:
+    """An unfinished round in which the player has a seat, in ``currency``."""
+    return session.scalar(select(func.min(Round.id)).join(
+        RoundSeat, RoundSeat.round_id == Round.id).where(
+        RoundSeat.user_id == user_id, Round.currency == currency,
+        Round.phase != Phase.COMPLETE.value))
+
+
+def latest_round(session: Session, table_id: int) -> int | None:
+    return session.scalar(select(func.max(Round.id)).where(Round.table_id == table_id))

@@ -1,0 +1,108 @@
+"""``feltlab verify ROUND.json``: check a complete round as the server answered it.
+
+The revealed seed must hash to the commitment shown before the deal; the seed and the
+client seed give the deck; replaying the round's action log on that deck through the
+engine must deal exactly the cards the round shows and settle to its results and total;
+and the round's ``payout_request`` must settle to the same total through the payout
+calculator. No database is needed: the round's JSON is the whole proof.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from feltlab.cards import format_cards
+from feltlab.engine import ActionError, HandState, Phase, action_from_json
+from feltlab.payout import settle_request
+from feltlab.rules import RulesError, load_rules
+from feltlab.server.fairness import FairnessError, commitment, deck_from_seed
+
+
+class VerifyError(ValueError):
+    """The round does not check out; the message says where."""
+
+
+def _field(document: dict[str, Any], name: str, kind: type) -> Any:
+    value = document.get(name)
+    if not isinstance(value, kind) or (isinstance(value, bool) and kind is int):
+        raise VerifyError(f"the round has no valid {name!r} field")
+    return value
+
+
+def verify_round(document: object) -> dict[str, Any]:
+    """Check the round; returns a summary, or raises :class:`VerifyError`."""
+    if not isinstance(document, dict):
+        raise VerifyError("a round is a JSON object as GET /api/v1/rounds/{id} answers")
+    if document.get("phase") != "complete":
+        raise VerifyError("only a complete round can be verified: its seed is revealed then")
+    seed = _field(document, "seed", str)
+    client_seed = document.get("client_seed") or ""
+    try:
+        if commitment(seed) != _field(document, "commitment", str):
+            raise VerifyError("the seed does not hash to the commitment shown before the deal")
+        deck = deck_from_seed(seed, client_seed)
+    except FairnessError as error:
+        raise VerifyError(str(error)) from None
+    state = _replay(document, deck)
+    _check_cards(document, state)
+    _check_results(document, state)
+    return {"round": document.get("id"), "rules": state.rules.id, "verified": True,
+            "commitment": document["commitment"], "total": document.get("total"),
+            "events": len(state.log)}
+
+
+def _replay(document: dict[str, Any], deck: Any) -> HandState:
+    try:
+        rules = load_rules(_field(document, "rules", str))
+    except RulesError as error:
+        raise VerifyError(str(error)) from None
+    if rules.fingerprint != document.get("fingerprint"):
+        raise VerifyError(f"the rule set {rules.id} here has fingerprint "
+                          f"{rules.fingerprint[:12]}, not the round's")
+    try:
+        state = HandState.replay(rules, deck, [action_from_json(item) for item in
+                                               _field(document, "log", list)])
+    except ActionError as error:
+        raise VerifyError(f"the round's log does not replay: {error}") from None
+    if state.phase is not Phase.COMPLETE:
+        raise VerifyError("the round's log does not reach settlement")
+    return state
+
+
+def _check_cards(document: dict[str, Any], state: HandState) -> None:
+    shown = _field(document, "cards", dict)
+    seat = document.get("seat")
+    expected: dict[str, str] = {}
+    if isinstance(seat, int) and seat in state.seats:
+        expected["player"] = format_cards(state.seats[seat].cards)
+    if state.dealer_cards:
+        expected["dealer"] = format_cards(state.dealer_cards)
+    if state.community:
+        expected["community"] = format_cards(state.visible_community)
+    for name, cards in expected.items():
+        if shown.get(name) != cards:
+            raise VerifyError(f"the {name} cards shown ({shown.get(name)}) are not the ones "
+                              f"the seed deals ({cards})")
+    for other in document.get("others") or []:
+        hand = state.seats.get(other.get("seat"))
+        if "player" in other and (hand is None or other["player"] != format_cards(hand.cards)):
+            raise VerifyError(f"seat {other.get('seat')}'s cards are not the ones the seed deals")
+
+
+def _check_results(document: dict[str, Any], state: HandState) -> None:
+    seat = _field(document, "seat", int)
+    settlement = state.seats[seat].settlement if seat in state.seats else None
+    if settlement is None:
+        raise VerifyError(f"seat {seat} has no settled hand in this round")
+    if document.get("results") != settlement.results:
+        raise VerifyError(f"the results shown are not the engine's {settlement.results}")
+    if document.get("total") != settlement.total:
+        raise VerifyError(f"the total shown ({document.get('total')}) is not the engine's "
+                          f"{settlement.total}")
+    try:
+        recomputed = settle_request(_field(document, "payout_request", dict))
+    except ValueError as error:
+        raise VerifyError(f"the payout request is refused: {error}") from None
+    if recomputed["total"] != settlement.total:
+        raise VerifyError(f"the payout calculator settles the round to {recomputed['total']}, "
+                          f"not {settlement.total}")

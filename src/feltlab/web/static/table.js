@@ -1,0 +1,558 @@
+// The table: a felt for the rule set, bet spots named as the rules card names the wagers,
+// a chip tray, Deal, the round's legal decisions, the settlement, the balance, last
+// rounds, the fairness proof and the strategy trainer. The server decides everything:
+// limits are refused by it, options come from the round, results from its settlement.
+import { api, el, header, ruleCard, rulesDetails, say, signed, resultClass, cardsNode,
+         splitCards, refreshBalance, store, keep } from "/static/common.js";
+import { verifyRound } from "/static/fair.js";
+
+const CHIPS = [1, 5, 25, 100, 500];
+const tableId = Number(window.location.pathname.split("/").pop());
+const status = document.getElementById("status");
+const state = {
+  table: null, card: null, chip: 5, bets: {}, history: [], colour: "red", round: null,
+  busy: false, advice: null, adviceFor: null, lastWagers: store(`rebet:${tableId}`, null),
+};
+
+// --- drawing the felt --------------------------------------------------------------------
+
+function wagerByName(name) { return state.card.wagers.find((wager) => wager.name === name); }
+
+function chipNode(value, extra = {}) {
+  const denomination = CHIPS.filter((chip) => chip <= value).pop() || 1;
+  return el("span", { class: `chip v${denomination}`, ...extra }, value.toLocaleString("en-US"));
+}
+
+function drawSpots() {
+  const spots = document.getElementById("spots");
+  spots.replaceChildren();
+  for (const wager of state.card.wagers) {
+    const describe = `spot-${wager.name}-limits`;
+    const button = el("button", { type: "button", class: `spot${wager.required ? " required" : ""}`,
+      id: `spot-${wager.name}`, "aria-label": wager.spot, "aria-describedby": describe,
+      onclick: () => addChip(wager.name) },
+      el("span", { class: "spot-name", "aria-hidden": "true" }, wager.spot),
+      el("span", { class: "spot-stack", "aria-hidden": "true" }));
+    spots.append(el("div", { class: "spot-wrap" }, button,
+      el("span", { class: "spot-limits", id: describe },
+        el("span", { class: "spot-bet" }), `${wager.min}-${wager.max.toLocaleString("en-US")}`,
+        wager.required ? " · required" : "")));
+  }
+  for (const wager of state.card.decision_wagers) {
+    spots.append(el("div", { class: "spot-wrap" },
+      el("div", { class: "spot decision", id: `spot-${wager.name}` },
+        el("span", { class: "spot-name" }, wager.title), el("span", { class: "spot-stack" })),
+      el("span", { class: "spot-limits" }, "by decision")));
+  }
+}
+
+function drawTray() {
+  const tray = document.getElementById("tray");
+  tray.replaceChildren(el("span", { class: "hint", style: "color:#ddd" }, "Chip:"));
+  for (const value of CHIPS) {
+    tray.append(el("button", { type: "button", class: `chip v${value}`, "aria-label": `Chip ${value}`,
+      "aria-pressed": String(value === state.chip), onclick: () => pickChip(value) }, value));
+  }
+}
+
+function pickChip(value) {
+  state.chip = value;
+  for (const button of document.querySelectorAll("#tray button")) {
+    button.setAttribute("aria-pressed", String(button.textContent === String(value)));
+  }
+}
+
+function drawColours() {
+  const box = document.getElementById("colour-choice");
+  box.hidden = !state.card.colours.length;
+  box.replaceChildren(...state.card.colours.map((colour) => el("button", {
+    type: "button", class: colour, "aria-pressed": String(colour === state.colour),
+    onclick: () => { state.colour = colour; drawColours(); render(); } },
+  colour === "red" ? "Red" : "Black")));
+}
+
+function drawDecisions() {
+  const box = document.getElementById("decisions");
+  box.replaceChildren(...state.card.decisions.map((decision) => el("button", {
+    type: "button", class: decision.action === "fold" ? "fold" : "", "aria-label": decision.label,
+    "data-action": decision.action, "data-multiple": decision.multiple ?? "", disabled: true,
+    onclick: () => decide(decision) }, decision.label, el("span", { class: "ev", "aria-hidden": "true" }))));
+}
+
+function drawPays() {
+  document.getElementById("pays").replaceChildren(...rulesDetails(state.card));
+}
+
+// --- betting -----------------------------------------------------------------------------
+
+function betting() {
+  const round = state.round;
+  if (state.table.shared) {
+    return state.table.status === "open" && state.seat !== null &&
+      (!round || round.phase === "complete" || (round.phase === "wagers" && round.seat === null));
+  }
+  return !round || round.phase === "complete";
+}
+
+function addChip(name) {
+  if (!betting()) return;
+  const wager = wagerByName(name);
+  const amount = (state.bets[name] || 0) + state.chip;
+  if (amount > wager.max) {  // the rule card's posted limit; the server checks every bet
+    say(status, `${wager.title}: ${amount} is over the table's limits ${wager.min}-${wager.max}. Pick a smaller chip.`, true);
+    return;
+  }
+  state.bets[name] = amount;
+  state.history.push([name, state.chip]);
+  say(status, `${wager.title}: ${amount}.` +
+    (amount < wager.min ? ` The minimum is ${wager.min}.` : ""));
+  render();
+}
+
+function undo() {
+  const last = state.history.pop();
+  if (!last) return;
+  const [name, amount] = last;
+  state.bets[name] -= amount;
+  if (state.bets[name] <= 0) delete state.bets[name];
+  render();
+}
+
+function clearBets() { state.bets = {}; state.history = []; render(); }
+
+function rebet() {
+  if (!state.lastWagers) return;
+  state.bets = { ...state.lastWagers.wagers };
+  state.history = Object.entries(state.bets);
+  if (state.lastWagers.colour) { state.colour = state.lastWagers.colour; drawColours(); }
+  say(status, "Last round's wagers are back on the spots: press Deal.");
+  render();
+}
+
+async function deal() {
+  if (!betting() || state.busy) return;
+  const missing = state.card.wagers.filter((wager) => wager.required && !state.bets[wager.name]);
+  if (missing.length) {
+    say(status, `Place the ${missing.map((w) => w.title).join(" and ")} first: pick a chip, then press its spot.`, true);
+    return;
+  }
+  const body = { wagers: { ...state.bets } };
+  if (state.card.colours.length) body.colour = state.colour;
+  const seed = document.getElementById("client-seed").value.trim();
+  if (seed && !state.table.shared) body.client_seed = seed;
+  await send(async () => {
+    const round = await api("POST", `/tables/${tableId}/rounds`, body, { idempotent: true });
+    state.lastWagers = { wagers: { ...state.bets }, colour: body.colour || null };
+    keep(`rebet:${tableId}`, state.lastWagers);
+    state.bets = {}; state.history = [];
+    return round;
+  });
+}
+
+async function decide(decision) {
+  const round = state.round;
+  if (!round || state.busy) return;
+  const ante = round.wagers[state.card.main_wager];
+  const body = { action: decision.action };
+  if (decision.multiple) body.amount = decision.multiple * ante;
+  const verdict = trainerOn() ? judge(body) : null;
+  await send(() => api("POST", `/rounds/${round.id}/actions`, body, { idempotent: true }));
+  if (verdict) await verdict;
+}
+
+async function send(work) {
+  state.busy = true; render();
+  try {
+    const round = await work();
+    await show(round);
+    await refreshBalance();
+    if (round.phase === "complete") await lastRounds();
+  } catch (error) {
+    say(status, error.message, true);
+  } finally {
+    state.busy = false; render();
+  }
+}
+
+// --- showing a round -----------------------------------------------------------------------
+
+function slots(count, label) {
+  const list = el("ul", { class: "cards", "aria-label": label });
+  for (let i = 0; i < count; i += 1) list.append(el("li", { class: "card slot", "aria-hidden": "true" }));
+  return list;
+}
+
+function layoutCount(to) {
+  return state.card.deal.filter((part) => part.to === to).reduce((sum, part) => sum + part.count, 0);
+}
+
+async function show(round) {
+  state.round = round;
+  state.view = null;
+  if (round && Object.keys(round.cards || {}).length) {
+    state.view = await api("POST", "/display", { rules: state.card.id, cards: round.cards,
+      colour: round.colour ?? null, round: round.phase === "complete" ? round : null });
+  }
+  if (round && round.phase === "decisions" && round.options.length && trainerOn()) await advise();
+  render();
+  if (round) narrate(round);
+}
+
+function narrate(round) {
+  if (round.phase === "complete") {
+    say(status, `Round over: ${signed(round.total)}. Place your chips for the next round (or Rebet), then Deal.`);
+  } else if (round.options.length) {
+    const labels = decisionButtons().filter((button) => optionFor(button, round))
+      .map((button) => button.getAttribute("aria-label"));
+    say(status, `Your decision: ${labels.join(", ")}.`);
+  } else if (round.phase === "wagers") {
+    say(status, "Bets are in; waiting for the other players.");
+  } else {
+    say(status, `Waiting for seat ${round.to_act ?? "…"}.`);
+  }
+}
+
+function decisionButtons() { return [...document.querySelectorAll("#decisions button")]; }
+
+function optionFor(button, round) {
+  const ante = round.wagers[state.card.main_wager];
+  return round.options.find((option) => option.action === button.dataset.action &&
+    (button.dataset.multiple === "" || option.amount === Number(button.dataset.multiple) * ante));
+}
+
+function renderHands() {
+  const round = state.round;
+  const view = state.view || {};
+  const cards = round ? round.cards || {} : {};
+  const complete = round && round.phase === "complete";
+  const hasDealer = layoutCount("dealer") > 0;
+  const hasCommunity = layoutCount("community") > 0;
+  document.getElementById("dealer-area").hidden = !hasDealer;
+  document.getElementById("community-area").hidden = !hasCommunity;
+  const dealt = round && round.phase !== "wagers";
+  if (hasDealer) {
+    document.getElementById("dealer-cards").replaceChildren(view.dealer
+      ? cardsNode(view.dealer.cards, "Dealer's cards")
+      : dealt ? cardsNode([], "Dealer's cards, face down", layoutCount("dealer"))
+        : slots(layoutCount("dealer"), "Dealer's cards"));
+    const settlement = round && round.settlement;
+    document.getElementById("dealer-desc").textContent = view.dealer
+      ? view.dealer.describe + (settlement ? (settlement.dealer_qualifies ? " · qualifies" : " · does not qualify") : "")
+      : "";
+  }
+  if (hasCommunity) {
+    const turned = view.community ? view.community.cards : [];
+    const hidden = dealt ? layoutCount("community") - turned.length : 0;
+    const node = turned.length || hidden ? cardsNode(turned, "Community cards", hidden)
+      : slots(layoutCount("community"), "Community cards");
+    document.getElementById("community-cards").replaceChildren(node);
+    document.getElementById("community-desc").textContent = view.community ? view.community.describe : "";
+  }
+  document.getElementById("player-cards").replaceChildren(view.player
+    ? cardsNode(view.player.cards, "Your cards") : slots(layoutCount("player"), "Your cards"));
+  const nine = view.nine ? ` · all 9: ${view.nine.describe}` : "";
+  document.getElementById("player-desc").textContent = view.player ? view.player.describe + nine : "";
+  document.getElementById("bonus-hands").replaceChildren(...(view.bonus || []).map((bonus) =>
+    el("li", {}, `${bonus.wager}: ${bonus.text}`)));
+  renderOthers(round);
+  document.getElementById("settlement").hidden = !complete;
+  if (complete) renderSettlement(round, view);
+  else document.getElementById("settlement-body").replaceChildren();
+}
+
+function renderOthers(round) {
+  const box = document.getElementById("others");
+  const others = round && round.others ? round.others : [];
+  box.replaceChildren(...others.map((other) => el("div", { class: "other" },
+    `Seat ${other.seat} ${other.username}`,
+    other.player ? cardsNode(splitCards(other.player).map((text) => ({ text })), `Seat ${other.seat} cards`) : "",
+    other.total !== undefined ? el("div", { class: resultClass(other.total) }, signed(other.total)) : "")));
+}
+
+function renderSettlement(round, view) {
+  const rows = (view.settlement || []).map((row) => el("tr", {},
+    el("th", { scope: "row" }, row.title), el("td", { class: "num" }, row.stake),
+    el("td", { class: `num ${resultClass(row.net)}` }, signed(row.net)), el("td", {}, row.on)));
+  document.getElementById("settlement-body").replaceChildren(
+    el("table", { class: "pays" },
+      el("thead", {}, el("tr", {}, ...["Wager", "Stake", "Result", "On"].map((head, i) =>
+        el("th", { scope: "col", class: i && i < 3 ? "num" : "" }, head)))),
+      el("tbody", {}, rows)),
+    el("p", { class: "total-line" }, "Round total ",
+      el("span", { class: resultClass(round.total), id: "round-total" }, signed(round.total)),
+      round.capped ? " (capped at the maximum payout)" : "",
+      ` · balance ${round.balance_before} → ${round.balance_after}`));
+}
+
+function renderSpots() {
+  const round = state.round;
+  const open = betting() && !state.busy;
+  const shownBets = open ? state.bets : round ? round.wagers : {};
+  for (const wager of state.card.wagers) {
+    const button = document.getElementById(`spot-${wager.name}`);
+    button.disabled = !open;
+    const amount = shownBets[wager.name] || 0;
+    button.querySelector(".spot-stack").replaceChildren(amount ? chipNode(amount) : "");
+    button.parentElement.querySelector(".spot-bet").textContent = amount ? `${amount} on ${wager.spot} · limits ` : "limits ";
+  }
+  const decided = round && !open ? decisionStakes(round) : {};
+  for (const wager of state.card.decision_wagers) {
+    const spot = document.getElementById(`spot-${wager.name}`);
+    spot.querySelector(".spot-stack").replaceChildren(decided[wager.name] ? chipNode(decided[wager.name]) : "");
+  }
+  for (const id of ["undo", "clear"]) document.getElementById(id).disabled = !open || !state.history.length;
+  document.getElementById("rebet").disabled = !open || !state.lastWagers;
+  document.getElementById("deal").disabled = !open;
+  for (const button of document.querySelectorAll("#colour-choice button")) button.disabled = !open;
+}
+
+function decisionStakes(round) {
+  const stakes = {};
+  const decisions = (round.decisions || []).filter((amount) => amount);
+  const names = state.card.decision_wagers.map((wager) => wager.name);
+  decisions.forEach((amount, index) => { if (names[index]) stakes[names[index]] = amount; });
+  return stakes;
+}
+
+function renderDecisions() {
+  const round = state.round;
+  for (const button of decisionButtons()) {
+    const option = round && !state.busy ? optionFor(button, round) : null;
+    button.disabled = !option;
+    const ev = button.querySelector(".ev");
+    const advice = state.advice && trainerOn() && showEvsNow() ? adviceOption(button) : null;
+    ev.textContent = advice && option ? `EV ${advice.ev >= 0 ? "+" : ""}${advice.ev.toFixed(3)}` : "";
+    button.classList.toggle("advised", Boolean(advice && advice.best && option));
+  }
+}
+
+function renderProof() {
+  const round = state.round;
+  const proof = document.getElementById("proof");
+  proof.replaceChildren();
+  if (round) {
+    proof.append(el("dt", {}, `Round ${round.id}: commitment (SHA-256 of the seed)`),
+      el("dd", {}, el("code", { class: "hash" }, round.commitment)));
+    if (round.client_seed) proof.append(el("dt", {}, "Your seed"), el("dd", {}, el("code", { class: "hash" }, round.client_seed)));
+    proof.append(el("dt", {}, "Server seed"), el("dd", {}, round.seed
+      ? el("code", { class: "hash", id: "server-seed" }, round.seed) : "revealed when the round is complete"));
+  } else {
+    proof.append(el("dd", { class: "hint" }, "Each round's commitment shows here when it is dealt; its seed after settlement."));
+  }
+  document.getElementById("verify").disabled = !(round && round.seed);
+}
+
+function render() {
+  if (!state.card) return;
+  renderHands();
+  renderSpots();
+  renderDecisions();
+  renderProof();
+  renderSeats();
+}
+
+// --- last rounds, seats, live updates ----------------------------------------------------
+
+async function lastRounds() {
+  const rounds = (await api("GET", "/me/rounds?limit=30")).filter((round) => round.table === tableId);
+  const list = document.getElementById("last-rounds");
+  list.replaceChildren(...(rounds.length ? rounds.slice(0, 8).map((round) => el("li", {},
+    `Round ${round.id}: `, round.total === undefined ? `in play (${round.phase})`
+      : el("span", { class: resultClass(round.total) }, signed(round.total)),
+    round.balance_after !== undefined && round.balance_after !== null ? ` · balance ${round.balance_after}` : ""))
+    : [el("li", { class: "hint" }, "No rounds at this table yet.")]));
+}
+
+function renderSeats() {
+  const panel = document.getElementById("seats-panel");
+  panel.hidden = !state.table.shared;
+  if (!state.table.shared) return;
+  const taken = Object.fromEntries((state.table.seated || []).map((item) => [item.seat, item.player]));
+  const list = document.getElementById("seat-list");
+  list.replaceChildren();
+  for (let seat = 1; seat <= state.table.seats; seat += 1) {
+    list.append(el("li", {}, taken[seat] ? `Seat ${seat}: ${taken[seat]}`
+      : el("button", { type: "button", class: "btn", disabled: state.seat !== null,
+        onclick: () => sit(seat) }, `Sit at seat ${seat}`)));
+  }
+}
+
+async function sit(seat) {
+  try {
+    state.table = { ...state.table, ...(await api("POST", `/tables/${tableId}/seats`, { seat })) };
+    findSeat();
+    render();
+    say(status, `You sit at seat ${seat}. Place your chips, then Deal to bet in this window.`);
+  } catch (error) { say(status, error.message, true); }
+}
+
+function findSeat() {
+  const mine = (state.table.seated || []).find((item) => item.player === state.username);
+  state.seat = state.table.shared ? (mine ? mine.seat : null) : 1;
+}
+
+function live() {
+  const scheme = window.location.protocol === "https:" ? "wss" : "ws";
+  const socket = new WebSocket(`${scheme}://${window.location.host}/api/v1/tables/${tableId}/live`);
+  socket.addEventListener("message", async (event) => {
+    const snapshot = JSON.parse(event.data);
+    state.table = snapshot;
+    findSeat();
+    await show(snapshot.round);
+    refreshBalance().catch(() => {});
+  });
+  socket.addEventListener("close", () => setTimeout(live, 3000));
+}
+
+// --- the strategy trainer ----------------------------------------------------------------
+
+function trainerOn() { return store("trainer:on", false); }
+function showEvsNow() {
+  const mode = document.querySelector("input[name=ev-when]:checked").value;
+  return mode === "before" || state.judged;
+}
+
+function adviceInput(round) {
+  const ante = round.wagers[state.card.main_wager];
+  const body = { rules: state.card.id, ante, player: round.cards.player || "",
+                 community: round.cards.community || "" };
+  if (state.card.colours.length) body.colour = round.colour;
+  if (state.card.game === "holdem-stud") body.bets = round.decisions.map((amount) => amount / ante);
+  return body;
+}
+
+async function advise() {
+  const round = state.round;
+  const key = `${round.id}:${round.decisions.length}`;
+  if (state.adviceFor === key) return;
+  state.adviceFor = key; state.judged = false;
+  try {
+    state.advice = await api("POST", "/advice", adviceInput(round));
+    document.getElementById("verdict").textContent = "";
+    drawAdvice();
+  } catch (error) { say(status, error.message, true); }
+}
+
+function adviceOption(button) {
+  return state.advice.options.find((option) => option.label === button.getAttribute("aria-label"));
+}
+
+function drawAdvice() {
+  const box = document.getElementById("advice");
+  if (!state.advice || !trainerOn() || !showEvsNow()) { box.replaceChildren(); return; }
+  box.replaceChildren(el("table", { class: "pays", "aria-label": "Advisor's EVs" },
+    el("thead", {}, el("tr", {}, el("th", { scope: "col" }, "Option"),
+      el("th", { scope: "col", class: "num" }, "EV per unit"))),
+    el("tbody", {}, state.advice.options.map((option) => el("tr", {},
+      el("td", {}, option.label + (option.best ? " (best)" : "")),
+      el("td", { class: "num" }, `${option.ev >= 0 ? "+" : ""}${option.ev.toFixed(4)}`))))));
+}
+
+async function judge(chosen) {
+  if (!state.advice) return;
+  const round = state.round;
+  const input = adviceInput(round);
+  try {
+    const answer = await api("POST", "/advice", { ...input, chosen });
+    const verdict = answer.verdict;
+    state.judged = true;
+    const score = store(`trainer:score:${state.card.id}`, { right: 0, total: 0, cost: 0 });
+    score.total += 1;
+    if (verdict.right) score.right += 1;
+    score.cost += verdict.cost;
+    keep(`trainer:score:${state.card.id}`, score);
+    const node = document.getElementById("verdict");
+    node.className = `verdict ${verdict.right ? "right" : "wrong"}`;
+    node.textContent = verdict.right ? `Right: ${verdict.chosen} is the best play.`
+      : `Mistake: ${verdict.chosen} costs ${verdict.cost.toFixed(4)} units ` +
+        `(${(verdict.cost * input.ante).toFixed(2)} chips); best was ${answer.best}.`;
+    if (!verdict.right) {
+      const mistakes = store("trainer:mistakes", []);
+      mistakes.unshift({ rules: state.card.id, player: input.player, community: input.community,
+        colour: input.colour ?? null, bets: input.bets || [], chosen: verdict.chosen,
+        best: answer.best, cost: verdict.cost });
+      keep("trainer:mistakes", mistakes.slice(0, 50));
+    }
+    drawScore();
+    drawAdvice();
+  } catch (error) { say(status, error.message, true); }
+}
+
+function drawScore() {
+  const score = store(`trainer:score:${state.card.id}`, { right: 0, total: 0, cost: 0 });
+  document.getElementById("trainer-score").textContent = score.total
+    ? `Accuracy ${score.right} of ${score.total} (${(100 * score.right / score.total).toFixed(1)}%) · total cost ${score.cost.toFixed(3)} units`
+    : "No decisions judged yet at this rule set.";
+}
+
+function drawTrainer() {
+  const on = trainerOn();
+  document.getElementById("trainer-switch").setAttribute("aria-checked", String(on));
+  document.getElementById("trainer-body").hidden = !on;
+  document.getElementById("drill-link").href = `/trainer?rules=${state.card.id}`;
+  drawScore();
+  drawAdvice();
+}
+
+document.getElementById("trainer-switch").addEventListener("click", async () => {
+  keep("trainer:on", !trainerOn());
+  drawTrainer();
+  const round = state.round;
+  if (trainerOn() && round && round.phase === "decisions" && round.options.length) await advise();
+  render(); drawAdvice();
+});
+for (const radio of document.querySelectorAll("input[name=ev-when]")) {
+  radio.addEventListener("change", () => { render(); drawAdvice(); });
+}
+
+// --- start -------------------------------------------------------------------------------
+
+async function verify() {
+  const out = document.getElementById("verify-result");
+  out.textContent = "Checking…";
+  try {
+    const result = await verifyRound(state.round, state.card.deal);
+    out.className = result.ok ? "win" : "loss";
+    out.textContent = result.text;
+  } catch (error) {
+    out.className = "loss"; out.textContent = `Cannot verify: ${error.message}`;
+  }
+}
+
+async function start() {
+  document.getElementById("undo").addEventListener("click", undo);
+  document.getElementById("clear").addEventListener("click", clearBets);
+  document.getElementById("rebet").addEventListener("click", rebet);
+  document.getElementById("deal").addEventListener("click", deal);
+  document.getElementById("verify").addEventListener("click", verify);
+  let table;
+  try {
+    table = await api("GET", `/tables/${tableId}`);
+  } catch (error) {
+    await header();
+    say(status, `${error.message}. Sign in on the lobby page first.`, true);
+    document.getElementById("deal").disabled = true;
+    return;
+  }
+  const me = await header(table.currency);
+  state.username = me ? me.username : "";
+  state.table = table;
+  state.card = ruleCard(table.rules);
+  document.title = `feltlab: ${table.name}`;
+  document.getElementById("game-title").textContent = table.name;
+  document.getElementById("felt-note").textContent = state.card.max_aggregate_payout
+    ? `Maximum payout per round ${state.card.max_aggregate_payout.toLocaleString("en-US")}`
+    : (table.practice ? "Practice table against the house" : "");
+  const main = wagerByName(state.card.main_wager);
+  state.chip = CHIPS.filter((chip) => chip <= Math.max(main.min, 5) && chip <= main.max).pop() || 1;
+  findSeat();
+  drawSpots(); drawTray(); drawColours(); drawDecisions(); drawPays(); drawTrainer();
+  await show(table.round);
+  if (!table.round) {
+    say(status, `Pick a chip, press the ${main.spot} spot (and any bonus), then Deal.`);
+  }
+  await lastRounds();
+  if (table.shared) live();
+}
+
+start();

@@ -1,0 +1,64 @@
+"""A throwaway PostgreSQL started from the machine's binaries (initdb, pg_ctl), in a
+temporary folder on a free port; run as the ``postgres`` user when the tests run as root."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+REQUIRE = os.environ.get("FELTLAB_REQUIRE_POSTGRES") == "1"
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+class ThrowawayPostgres:
+    def __init__(self) -> None:
+        if shutil.which("pg_ctl") is None or shutil.which("initdb") is None:
+            raise FileNotFoundError("pg_ctl and initdb are not on PATH")
+        self.folder = Path(tempfile.mkdtemp(prefix="feltlab-pg-"))
+        self.data = self.folder / "data"
+        self.port = free_port()
+        self.as_root = os.geteuid() == 0
+        if self.as_root:
+            shutil.chown(self.folder, "postgres")
+            os.chmod(self.folder, 0o755)
+        self._run(["initdb", "-D", str(self.data), "-U", "postgres", "--auth=trust",
+                   "-E", "UTF8", "--no-sync"])
+        self._run(["pg_ctl", "-D", str(self.data), "-l", str(self.folder / "log"), "-w",
+                   "-o", f"-p {self.port} -k {self.folder} -c listen_addresses=127.0.0.1 "
+                   "-c fsync=off -c synchronous_commit=off -c full_page_writes=off "
+                   "-c max_connections=200", "start"])
+        self.counter = 0
+
+    def _run(self, command: list[str]) -> None:
+        if self.as_root:
+            command = ["runuser", "-u", "postgres", "--", *command]
+        subprocess.run(command, check=True, capture_output=True, timeout=120)
+
+    def url(self, database: str = "postgres") -> str:
+        return f"postgresql://postgres@127.0.0.1:{self.port}/{database}"
+
+    def new_database(self) -> str:
+        import psycopg
+
+        self.counter += 1
+        name = f"feltlab_test_{os.getpid()}_{self.counter}_{int(time.time() * 1000) % 100000}"
+        with psycopg.connect(f"host=127.0.0.1 port={self.port} user=postgres dbname=postgres",
+                             autocommit=True) as connection:
+            connection.execute(f'CREATE DATABASE "{name}"')
+        return self.url(name)
+
+    def stop(self) -> None:
+        try:
+            self._run(["pg_ctl", "-D", str(self.data), "-m", "immediate", "stop"])
+        finally:
+            shutil.rmtree(self.folder, ignore_errors=True)

@@ -1,0 +1,143 @@
+"""Accounts and logins: tokens, cookies with CSRF, expiry, logout, throttling, roles."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from fastapi.testclient import TestClient
+from sqlalchemy import update
+
+from feltlab.server.app import create_app
+from feltlab.server.auth import AuthSettings
+from feltlab.server.clock import now
+from feltlab.server.models import AuthToken
+from server.conftest import FAST_HASHING, balances, practice_table, sign_up, unique_name
+
+
+def test_register_login_me(client: TestClient) -> None:
+    name = unique_name()
+    created = client.post("/api/v1/accounts", json={"username": name, "password": "pw123456"})
+    assert created.status_code == 201
+    assert created.json()["balances"] == {"practice": 1000, "cash": 0}
+    again = client.post("/api/v1/accounts", json={"username": name, "password": "pw123456"})
+    assert again.status_code == 409 and "taken" in again.json()["detail"]
+    token = client.post("/api/v1/login", json={"username": name, "password": "pw123456"}
+                        ).json()["token"]
+    me = client.get("/api/v1/me", headers={"Authorization": f"Bearer {token}"}).json()
+    assert me["username"] == name and me["balances"] == {"practice": 1000, "cash": 0}
+
+
+def test_tokens_are_unpredictable_and_stored_hashed(client: TestClient) -> None:
+    name = unique_name()
+    client.post("/api/v1/accounts", json={"username": name, "password": "pw123456"})
+    tokens = {client.post("/api/v1/login", json={"username": name, "password": "pw123456"}
+                          ).json()["token"] for _ in range(5)}
+    assert len(tokens) == 5 and all(len(token) >= 40 for token in tokens)
+    services = client.app.state.services  # type: ignore[attr-defined]
+    with services.transaction() as session:
+        stored = {row.token_hash for row in session.query(AuthToken)}
+    assert not tokens & stored
+
+
+def test_logout_revokes(client: TestClient) -> None:
+    headers = sign_up(client)
+    assert client.post("/api/v1/logout", headers=headers).status_code == 200
+    refused = client.get("/api/v1/me", headers=headers)
+    assert refused.status_code == 401 and "revoked" in refused.json()["detail"]
+
+
+def test_idle_token_expires(client: TestClient) -> None:
+    headers = sign_up(client)
+    services = client.app.state.services  # type: ignore[attr-defined]
+    with services.transaction() as session:
+        session.execute(update(AuthToken).values(last_used_at=now() - timedelta(minutes=31)))
+    refused = client.get("/api/v1/me", headers=headers)
+    assert refused.status_code == 401 and "expired" in refused.json()["detail"]
+
+
+def test_failed_logins_are_throttled(client: TestClient) -> None:
+    name = unique_name()
+    client.post("/api/v1/accounts", json={"username": name, "password": "pw123456"})
+    for _ in range(5):
+        wrong = client.post("/api/v1/login", json={"username": name, "password": "nope12345"})
+        assert wrong.status_code == 401
+    blocked = client.post("/api/v1/login", json={"username": name, "password": "pw123456"})
+    assert blocked.status_code == 429 and "too many" in blocked.json()["detail"]
+
+
+def test_cookie_needs_csrf_for_changes(client: TestClient) -> None:
+    name = unique_name()
+    client.post("/api/v1/accounts", json={"username": name, "password": "pw123456"})
+    login = client.post("/api/v1/login", json={"username": name, "password": "pw123456"})
+    cookie = login.headers["set-cookie"]
+    assert "HttpOnly" in cookie and "SameSite=strict" in cookie.replace("Strict", "strict")
+    assert client.get("/api/v1/me").status_code == 200  # the cookie alone reads
+    no_csrf = client.post("/api/v1/tables", json={"rules": "high-card-flush"})
+    assert no_csrf.status_code == 403 and "CSRF" in no_csrf.json()["detail"]
+    with_csrf = client.post("/api/v1/tables", json={"rules": "high-card-flush"},
+                            headers={"X-CSRF-Token": login.json()["csrf"]})
+    assert with_csrf.status_code == 201
+
+
+@pytest.mark.parametrize("body", [
+    {"username": "ab", "password": "pw123456"},
+    {"username": "x" * 40, "password": "pw123456"},
+    {"username": "bob'; DROP TABLE users;--", "password": "pw123456"},
+    {"username": "<script>alert(1)</script>", "password": "pw123456"},
+    {"username": "okname", "password": "short"},
+    {"username": "okname", "password": 12345678},
+    {"username": "okname", "password": "pw123456", "role": "admin"},
+    {"username": ["a"], "password": "pw123456"},
+])
+def test_bad_registrations_refused(client: TestClient, body: object) -> None:
+    answer = client.post("/api/v1/accounts", json=body)
+    assert 400 <= answer.status_code < 500
+    assert set(answer.json()) == {"detail"} and isinstance(answer.json()["detail"], str)
+
+
+def test_no_unauthenticated_money_route(client: TestClient) -> None:
+    """Every /api/v1 route that changes anything, bar registration and login, needs a
+    signed-in caller."""
+    open_routes = {("POST", "/api/v1/accounts"), ("POST", "/api/v1/login"),
+                   ("GET", "/api/v1/rules"), ("GET", "/api/v1/rules/{rules_id}")}
+    for path, methods in client.get("/openapi.json").json()["paths"].items():
+        for method in methods:
+            if (method.upper(), path) in open_routes or not path.startswith("/api/v1"):
+                continue
+            concrete = path.replace("{table_id}", "1").replace("{round_id}", "1")
+            answer = client.request(method.upper(), concrete, json={})
+            assert answer.status_code == 401, (method, path, answer.status_code)
+
+
+def test_admin_only_routes(client: TestClient) -> None:
+    headers = sign_up(client)
+    answer = client.post("/api/v1/admin/cash", json={"username": "x", "amount": 5},
+                         headers=headers)
+    assert answer.status_code == 403
+    assert client.get("/api/v1/admin/audit", headers=headers).status_code == 403
+
+
+def test_admin_created_by_cli_adjusts_cash(sqlite_url: str) -> None:
+    from server.cli_helpers import run_cli
+
+    code, _, err = run_cli(["admin", "create", "boss", "--database", sqlite_url,
+                              "--password-stdin"], "boss-password\n")
+    assert code == 0, err
+    app = create_app(sqlite_url, AuthSettings(), timers=False)
+    with TestClient(app) as client:
+        player = unique_name()
+        sign_up(client, player)
+        token = client.post("/api/v1/login", json={"username": "boss",
+                                                   "password": "boss-password"}).json()["token"]
+        admin = {"Authorization": f"Bearer {token}"}
+        credit = client.post("/api/v1/admin/cash", json={"username": player, "amount": 500},
+                             headers=admin)
+        assert credit.json() == {"username": player, "cash": 500}
+        overdraw = client.post("/api/v1/admin/cash", json={"username": player, "amount": -501},
+                               headers=admin)
+        assert overdraw.status_code == 409
+        audit = client.get("/api/v1/admin/audit", headers=admin).json()
+        assert audit["intact"] and any(line["kind"] == "cash_adjusted" for line in audit["latest"])
+    app.state.services.engine.dispose()
+    _ = FAST_HASHING, balances, practice_table

@@ -48,7 +48,8 @@ def test_help_paragraphs_flow(name: str) -> None:
 def test_a_missing_argument_names_it_and_points_to_help(name: str) -> None:
     argument = next(param for param in COMMANDS[name].params
                     if param.required and param.param_type_name == "argument")
-    assert_refused(run_cli([name]), f"Missing argument '{str(argument.name).upper()}'",
+    shown = (argument.metavar or str(argument.name)).upper()
+    assert_refused(run_cli([name]), f"Missing argument '{shown}'",
                    f"see 'feltlab {name} --help'")
 
 

@@ -205,3 +205,24 @@ def test_a_step_over_a_second_shows_itself_on_stderr(monkeypatch: pytest.MonkeyP
     err = capsys.readouterr().err
     assert "feltlab: waiting (once)..." in err and "feltlab: waiting: done in" in err
     assert status.timings()[0][0] == "waiting" and status.one_time("waiting")
+
+
+def test_session_histograms_stay_bounded_and_exact_while_they_can(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from feltlab.simulate import session
+
+    exact = session.Histogram()
+    values = np.random.default_rng(3).integers(-500, 500, 20_000)
+    for part in np.array_split(values, 7):
+        exact.add(part)
+    assert exact.width == 1 and exact.count == values.size
+    assert exact.percentiles() == {f"p{p}": float(v) for p, v in zip(
+        session.PERCENTILES, np.percentile(values, session.PERCENTILES), strict=True)}
+    monkeypatch.setattr(session, "MAX_DISTINCT", 64)
+    coarse = session.Histogram()
+    for part in np.array_split(values, 7):
+        coarse.add(part)
+    assert coarse.values.size <= 64 and coarse.count == values.size
+    assert coarse.width in (16, 32)
+    for point, value in coarse.percentiles().items():
+        assert abs(value - float(np.percentile(values, int(point[1:])))) <= coarse.width

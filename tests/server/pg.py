@@ -58,7 +58,11 @@ class ThrowawayPostgres:
         return self.url(name)
 
     def stop(self) -> None:
+        """Immediate shutdown, waiting at most 10 s for the server to go."""
         try:
-            self._run(["pg_ctl", "-D", str(self.data), "-m", "immediate", "stop"])
+            self._run(["pg_ctl", "-D", str(self.data), "-m", "immediate", "-W", "stop"])
+            deadline = time.monotonic() + 10
+            while (self.data / "postmaster.pid").exists() and time.monotonic() < deadline:
+                time.sleep(0.1)
         finally:
             shutil.rmtree(self.folder, ignore_errors=True)

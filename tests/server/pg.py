@@ -58,7 +58,12 @@ class ThrowawayPostgres:
         return self.url(name)
 
     def stop(self) -> None:
+        """Immediate shutdown, waiting at most 10 s for the server to go."""
         try:
-            self._run(["pg_ctl", "-D", str(self.data), "-m", "immediate", "stop"])
-        finally:
-            shutil.rmtree(self.folder, ignore_errors=True)
+            self._run(["pg_ctl", "-D", str(self.data), "-m", "immediate", "-W", "stop"])
+            deadline = time.monotonic() + 10
+            while (self.data / "postmaster.pid").exists() and time.monotonic() < deadline:
+                time.sleep(0.1)
+        finally:  # a cluster of a hundred test databases takes a while to delete: do it aside
+            subprocess.Popen(["rm", "-rf", "--", str(self.folder)], start_new_session=True,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

@@ -49,7 +49,7 @@ def hidden_at(view: dict[str, Any], deck: tuple[Any, ...]) -> set[str]:
 
 
 @pytest.mark.parametrize("rules_id", builtin_ids())
-@pytest.mark.parametrize("chooser", [first, last, smallest], ids=["fold", "max", "min"])
+@pytest.mark.parametrize("chooser", [first, last], ids=["fold", "max"])
 def test_full_rounds(client: TestClient, database_url: str, rules_id: str, chooser: Any
                      ) -> None:
     headers = sign_up(client)
@@ -102,7 +102,8 @@ def _hidden_cards(view: dict[str, Any], deck: tuple[Any, ...], rules_id: str) ->
 def test_payout_cli_and_verify_agree(client: TestClient, rules_id: str, tmp_path: Any) -> None:
     headers = sign_up(client)
     table = practice_table(client, headers, rules_id)
-    view = play_round(client, headers, table, BETS[rules_id] | {"client_seed": "lucky-7"})
+    view = play_round(client, headers, table, BETS[rules_id] | {"client_seed": "lucky-7"},
+                      choose=smallest)
     assert view["client_seed"] == "lucky-7"
     assert run_payout_cli(view["payout_request"])["total"] == view["total"]
     path = tmp_path / "round.json"

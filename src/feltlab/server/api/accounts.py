@@ -36,11 +36,10 @@ def login(body: Credentials, found: ServicesDep, response: Response) -> dict[str
         token = auth.login(session, found.hasher, found.auth, body.username, body.password)
     if token is None:
         raise ApiError(401, "wrong username or password")
-    age = found.auth.idle_minutes * 60
-    response.set_cookie(auth.COOKIE_NAME, token, max_age=age, httponly=True, samesite="strict",
-                        path="/")
+    # Session cookies: the server ends the login after idle time, the browser at its close.
+    response.set_cookie(auth.COOKIE_NAME, token, httponly=True, samesite="strict", path="/")
     csrf = auth.csrf_for(token)
-    response.set_cookie(auth.CSRF_COOKIE, csrf, max_age=age, samesite="strict", path="/")
+    response.set_cookie(auth.CSRF_COOKIE, csrf, samesite="strict", path="/")
     return {"token": token, "csrf": csrf, "expires_after_idle_minutes": found.auth.idle_minutes}
 
 

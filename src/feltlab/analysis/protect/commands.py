@@ -51,7 +51,8 @@ def protect_command(
         if seed < 0:
             raise ValueError(f"--seed must be 0 or more, got {seed}")
         if any(value is not None for value in given):
-            case = Case(colluders or 1, dealer_seen or 0, next_seen or 0)
+            case = Case(1 if colluders is None else colluders,
+                        dealer_seen or 0, next_seen or 0)
             check_case(loaded, case)
             cases = [case]
         _set_threads(workers)

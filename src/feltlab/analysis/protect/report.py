@@ -85,9 +85,14 @@ def report_renderable(report: ProtectReport) -> RenderableType:
     parts += [Text(f"{leak.title}: " + ("can matter" if leak.applies else "cannot matter")
                    + f": {leak.why}.") for leak in report.leaks]
     parts += [Text(note) for note in report.notes]
+    methods: dict[str, list[str]] = {}
     for result in report.cases:
-        parts.append(Text(f"[{result.case.colluders}/{result.case.dealer_seen}/"
-                          f"{result.case.next_seen}] {result.method}", style="dim"))
+        case = result.case
+        methods.setdefault(result.method, []).append(
+            f"{case.colluders}/{case.dealer_seen}/{case.next_seen}")
+    for method, cases in methods.items():
+        parts.append(Text(f"Cases {', '.join(cases)} (colluders/dealer/next): {method}",
+                          style="dim"))
     parts.append(Text(f"{report.seconds:.1f} s in all, seed {report.seed}"))
     return Group(*parts)
 
@@ -182,3 +187,46 @@ def render_html(report: ProtectReport) -> str:
             f"<title>{escape(title)}</title>"
             '<meta name="viewport" content="width=device-width, initial-scale=1">'
             f"<style>{STYLE}</style></head><body>{''.join(body)}</body></html>\n")
+
+
+# Markdown (the docs page) --------------------------------------------------------------
+
+def render_markdown(report: ProtectReport) -> str:
+    """The report as a Markdown section, for docs/protection.md."""
+    lines = [f"## {report.rules_name} (`{report.rules_label}`)", "",
+             f"House edge (exact): {100 * float(report.house_edge):.4f}%. Seed {report.seed}, "
+             f"{report.deals:,} Monte Carlo deals per sampled case; "
+             f"{report.seconds:.0f} s in all.", "",
+             "| colluders | dealer seen | next seen | player edge | std. error | states | "
+             "time |", "| ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    for result in report.cases:
+        case = result.case
+        lines.append(f"| {case.colluders} | {case.dealer_seen} | {case.next_seen} | "
+                     f"{edge_text(result)} | {error_text(result)} | {result.states:,} | "
+                     f"{result.seconds:.1f} s |")
+    lines.append("")
+    for leak in report.leaks:
+        verdict = "can matter" if leak.applies else "cannot matter"
+        lines.append(f"- **{leak.title}** {verdict}: {leak.why}.")
+    if report.signals:
+        lines += ["", "Practical strategies (a full table of colluders):", "",
+                  "| signal | rule | player edge | full information |",
+                  "| --- | --- | ---: | ---: |"]
+        lines += [f"| {s.name} | {s.rule} | {100 * s.player_edge:+.3f}% "
+                  f"±{100 * s.std_error:.3f} | {100 * s.full_information_edge:+.3f}% |"
+                  for s in report.signals]
+    if report.countermeasures:
+        lines += ["", "Countermeasures:", "", "| leak | change | before | after | note |",
+                  "| --- | --- | ---: | ---: | --- |"]
+        for item in report.countermeasures:
+            error = "" if item.exact else f" ±{100 * item.std_error:.3f}"
+            lines.append(f"| {item.leak} | {item.change} | {100 * item.before:+.3f}% | "
+                         f"{100 * item.after:+.3f}%{error} | {item.note} |")
+    methods: dict[str, list[str]] = {}
+    for result in report.cases:
+        case = result.case
+        methods.setdefault(result.method, []).append(
+            f"{case.colluders}/{case.dealer_seen}/{case.next_seen}")
+    lines += ["", "Methods (cases as colluders/dealer seen/next seen):", ""]
+    lines += [f"- {', '.join(cases)}: {method}." for method, cases in methods.items()]
+    return "\n".join(lines) + "\n"

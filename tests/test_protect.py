@@ -250,3 +250,27 @@ def _cards(text: str) -> list[Card]:
     from feltlab.cards import parse_cards
 
     return list(parse_cards(text))
+
+
+def test_suit_count_signals_sit_between_the_lone_player_and_full_information() -> None:
+    from feltlab.analysis.protect.signals import SUIT_COUNTS, decision_table, signal_edge
+
+    rules = load_rules("high-card-flush")
+    assert isinstance(rules, FlushRules)
+    lone = float(protect_flush.baseline_edge(rules))
+    gain = signal_edge(rules, SUIT_COUNTS, rules.seats, 40_000, 2)
+    full = evaluate_case(rules, Case(rules.seats), 40_000, 2)
+    assert 0 < gain.mean < full.edge - lone
+    table = decision_table(np.zeros((2, 3, 3)))
+    assert (table == -1).all()
+
+
+@pytest.mark.slow
+def test_dealing_order_changes_nothing_for_colluders() -> None:
+    from feltlab.analysis.protect.advice import countermeasures_for
+
+    rules = load_rules("high-card-flush")
+    results = [evaluate_case(rules, case, 20_000, 1) for case in (Case(), Case(6))]
+    measures = countermeasures_for(rules, results, 20_000, 1)
+    order = next(item for item in measures if "dealer's hand first" in item.change)
+    assert order.before == order.after and "exactly the same" in order.note

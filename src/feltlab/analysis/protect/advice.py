@@ -139,8 +139,9 @@ def _stud_pay_table(rules: HoldemStudRules, full: CaseResult, lone: CaseResult, 
     return Countermeasure(
         "colluders", f"flush pays {pays} to 1 instead of {rules.pays.get('flush')} "
         "(pay-table solver)", full.edge, after.edge, after.std_error, after.exact,
-        f"solved for a lone house edge of {100 * float(solution.house_edge):.4f}%, the "
-        "current edge plus what the colluders gain")
+        f"the pay-table solver's nearest lone house edge to {100 * float(target):.4f}% "
+        "(the current edge plus what the colluders gain) is "
+        f"{100 * float(solution.house_edge):.4f}%")
 
 
 def _nine_measures(results: Sequence[CaseResult]) -> tuple[Countermeasure, ...]:

@@ -85,12 +85,7 @@ def report_renderable(report: ProtectReport) -> RenderableType:
     parts += [Text(f"{leak.title}: " + ("can matter" if leak.applies else "cannot matter")
                    + f": {leak.why}.") for leak in report.leaks]
     parts += [Text(note) for note in report.notes]
-    methods: dict[str, list[str]] = {}
-    for result in report.cases:
-        case = result.case
-        methods.setdefault(result.method, []).append(
-            f"{case.colluders}/{case.dealer_seen}/{case.next_seen}")
-    for method, cases in methods.items():
+    for method, cases in _methods(report).items():
         parts.append(Text(f"Cases {', '.join(cases)} (colluders/dealer/next): {method}",
                           style="dim"))
     parts.append(Text(f"{report.seconds:.1f} s in all, seed {report.seed}"))
@@ -136,8 +131,21 @@ def _cases_html(report: ProtectReport) -> str:
                   f"{edge_text(result)}</td>",
                   f'<td class="num">{error_text(result)}</td>',
                   f'<td class="num">{result.states:,}</td>',
-                  f"<td>{escape(result.method)}</td>"]) for result in report.cases]
-    return f"<table>{head}{''.join(rows)}</table>"
+                  f"<td>{'exact' if result.exact else 'Monte Carlo'}</td>"])
+            for result in report.cases]
+    methods = "".join(f"<li>Cases {escape(', '.join(cases))}: {escape(method)}.</li>"
+                      for method, cases in _methods(report).items())
+    return (f"<table>{head}{''.join(rows)}</table><p>Cases as colluders/dealer seen/next "
+            f'seen.</p><ul class="notes">{methods}</ul>')
+
+
+def _methods(report: ProtectReport) -> dict[str, list[str]]:
+    methods: dict[str, list[str]] = {}
+    for result in report.cases:
+        case = result.case
+        methods.setdefault(result.method, []).append(
+            f"{case.colluders}/{case.dealer_seen}/{case.next_seen}")
+    return methods
 
 
 def _extra_html(report: ProtectReport) -> str:
@@ -222,11 +230,7 @@ def render_markdown(report: ProtectReport) -> str:
             error = "" if item.exact else f" ±{100 * item.std_error:.3f}"
             lines.append(f"| {item.leak} | {item.change} | {100 * item.before:+.3f}% | "
                          f"{100 * item.after:+.3f}%{error} | {item.note} |")
-    methods: dict[str, list[str]] = {}
-    for result in report.cases:
-        case = result.case
-        methods.setdefault(result.method, []).append(
-            f"{case.colluders}/{case.dealer_seen}/{case.next_seen}")
+    methods = _methods(report)
     lines += ["", "Methods (cases as colluders/dealer seen/next seen):", ""]
     lines += [f"- {', '.join(cases)}: {method}." for method, cases in methods.items()]
     return "\n".join(lines) + "\n"

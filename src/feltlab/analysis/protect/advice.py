@@ -21,14 +21,28 @@ ORDER_NOTE = ("the dealer's hand is a uniformly random set of the cards the team
 
 def signals_for(rules: Rules, results: Sequence[CaseResult], deals: int,
                 seed: int) -> tuple[Signal, ...]:
-    """Practical signals for the full table of colluders (High Card Flush family)."""
+    """Practical signals: for a full table of colluders (High Card Flush family), and
+    one seen card, which is its own signal, for the dealer-card and next-card leaks."""
+    found = list(_one_card_signals(results))
     full = _find(results, Case(rules.seats))
     lone = _find(results, Case())
-    if not isinstance(rules, FlushRules) or full is None or lone is None:
-        return ()
-    from feltlab.analysis.protect.signals import flush_signals
+    if isinstance(rules, FlushRules) and full is not None and lone is not None:
+        from feltlab.analysis.protect.signals import flush_signals
 
-    return flush_signals(rules, full.edge, lone.edge, deals, seed)
+        found[:0] = flush_signals(rules, full.edge, lone.edge, deals, seed)
+    return tuple(found)
+
+
+def _one_card_signals(results: Sequence[CaseResult]) -> list[Signal]:
+    found = []
+    for case, leak, name in ((Case(1, 1), "dealer_seen", "one dealer card"),
+                             (Case(1, 0, 1), "next_seen", "one next card")):
+        result = _find(results, case)
+        if result is not None:
+            found.append(Signal(leak, name, "the card seen is the whole signal: play the "
+                                "exact best option knowing it (feltlab advise --dealer)",
+                                result.edge, result.std_error, result.edge, result.states))
+    return found
 
 
 def countermeasures_for(rules: Rules, results: Sequence[CaseResult], deals: int,

@@ -25,6 +25,10 @@ def error_text(result: CaseResult) -> str:
     return "exact" if result.exact else f"±{100 * result.std_error:.4f}%"
 
 
+def signal_error(std_error: float) -> str:
+    return "(exact)" if std_error == 0 else f"±{100 * std_error:.3f}"
+
+
 def leak_of(result: CaseResult) -> str:
     case = result.case
     if case.dealer_seen and case.next_seen == 0 and case.colluders == 1:
@@ -57,7 +61,7 @@ def signals_table(report: ProtectReport) -> Table | None:
                          or header == "Full information" else "left")
     for signal in report.signals:
         table.add_row(signal.leak, signal.name, signal.rule,
-                      f"{100 * signal.player_edge:+.3f}% ±{100 * signal.std_error:.3f}",
+                      f"{100 * signal.player_edge:+.3f}% {signal_error(signal.std_error)}",
                       f"{100 * signal.full_information_edge:+.3f}%")
     return table
 
@@ -154,7 +158,7 @@ def _extra_html(report: ProtectReport) -> str:
         rows = "".join(_row([f"<td>{escape(s.leak)}</td>", f"<td>{escape(s.name)}</td>",
                              f"<td>{escape(s.rule)}</td>",
                              f'<td class="num">{100 * s.player_edge:+.3f}% '
-                             f"±{100 * s.std_error:.3f}</td>",
+                             f"{signal_error(s.std_error)}</td>",
                              f'<td class="num">{100 * s.full_information_edge:+.3f}%</td>'])
                        for s in report.signals)
         parts.append('<section class="block"><h2>Practical strategies</h2><table>'
@@ -217,11 +221,11 @@ def render_markdown(report: ProtectReport) -> str:
         verdict = "can matter" if leak.applies else "cannot matter"
         lines.append(f"- **{leak.title}** {verdict}: {leak.why}.")
     if report.signals:
-        lines += ["", "Practical strategies (a full table of colluders):", "",
-                  "| signal | rule | player edge | full information |",
-                  "| --- | --- | ---: | ---: |"]
-        lines += [f"| {s.name} | {s.rule} | {100 * s.player_edge:+.3f}% "
-                  f"±{100 * s.std_error:.3f} | {100 * s.full_information_edge:+.3f}% |"
+        lines += ["", "Practical strategies (colluders: a full table):", "",
+                  "| leak | signal | rule | player edge | full information |",
+                  "| --- | --- | --- | ---: | ---: |"]
+        lines += [f"| {s.leak} | {s.name} | {s.rule} | {100 * s.player_edge:+.3f}% "
+                  f"{signal_error(s.std_error)} | {100 * s.full_information_edge:+.3f}% |"
                   for s in report.signals]
     if report.countermeasures:
         lines += ["", "Countermeasures:", "", "| leak | change | before | after | note |",

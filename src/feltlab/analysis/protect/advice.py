@@ -95,6 +95,13 @@ def _flush_measures(rules: FlushRules, results: Sequence[CaseResult], deals: int
             "colluders", "deal the dealer's hand first, or burn cards", full.edge, full.edge,
             full.std_error, full.exact, ORDER_NOTE))
     seen, alone = _find(results, Case(1, 1)), _find(results, Case())
+    if seen is not None:
+        capped = rules.model_copy(update={"raise_multiples": {
+            length: min(1, most) for length, most in rules.raise_multiples.items()}})
+        after = _evaluate(capped, Case(1, 1), deals, seed)
+        measures.append(Countermeasure(
+            "dealer_seen", "every raise capped at 1x", seen.edge, after.edge,
+            after.std_error, after.exact, "one dealer card seen, against the capped game"))
     if seen is not None and alone is not None:
         measures.append(Countermeasure(
             "dealer_seen", "deal the dealer's hand face down last and unexposed (no card "

@@ -284,12 +284,14 @@ def main() -> None:
 # Commands that live in their own modules register themselves on the app.
 from feltlab import play  # noqa: E402
 from feltlab.analysis import commands as analysis_commands  # noqa: E402
+from feltlab.analysis.protect import commands as protect_commands  # noqa: E402
 from feltlab.server import commands as server_commands  # noqa: E402
 from feltlab.simulate import commands as simulate_commands  # noqa: E402
 
 play.register(app)
 analysis_commands.register(app)
 simulate_commands.register(app)
+protect_commands.register(app)
 server_commands.register(app)
 
 

@@ -56,26 +56,31 @@ def analyze(rules: Rules, progress: Progress | None = None) -> ParSheet:
 
 
 def advise(rules: Rules, player: Sequence[Card], community: Sequence[Card] = (),
-           colour: str | None = None, bets: Sequence[int] = ()) -> Advice:
-    """Exact EV of every option for one hand.
+           colour: str | None = None, bets: Sequence[int] = (), dead: Sequence[Card] = (),
+           seen: Sequence[Card] = ()) -> Advice:
+    """Exact EV of every option for one hand, over every completion of what is unseen.
 
     Flush family: ``player`` is the 7 cards. Hold'em Stud: ``player`` is the 2 cards,
     ``community`` the cards turned so far (0-2) and ``bets`` the street bets already made,
     in antes. 9 Card Flush: ``community`` is the 3 cards and ``colour`` the chosen colour
     (``player`` is empty: the decision comes before the player's cards).
+
+    ``dead``: cards known to be out of the deck (other seats' hands). ``seen``: cards seen
+    before the decision: the dealer's (flush family), the next community cards in the
+    order they will be turned (Hold'em Stud), cards of the player's own six (9 Card Flush).
     """
     if isinstance(rules, FlushRules):
         import feltlab.analysis.flush as flush
 
-        return flush.advise(rules, player)
+        return flush.advise(rules, player, dead, seen)
     if isinstance(rules, HoldemStudRules):
         import feltlab.analysis.holdem as holdem
 
-        return holdem.advise(rules, player, community, bets)
+        return holdem.advise(rules, player, community, bets, dead, seen)
     assert isinstance(rules, NineCardRules)
     import feltlab.analysis.nine as nine
 
-    return nine.advise(rules, community, colour or "red")
+    return nine.advise(rules, community, colour or "red", dead, seen)
 
 
 STRATEGY_KEYS: Mapping[str, frozenset[str]] = {

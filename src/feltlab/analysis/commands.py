@@ -235,16 +235,26 @@ def advise_command(
     colour: Annotated[str | None, typer.Option(help="red or black (9 Card Flush).")] = None,
     bets: Annotated[str | None, typer.Option(
         help="Hold'em Stud: street bets made so far, in antes, e.g. 1,3.")] = None,
+    dead: Annotated[str | None, typer.Option(
+        help="Cards known to be out of the deck (other seats' hands).")] = None,
+    dealer: Annotated[str | None, typer.Option(
+        help="Cards seen before the decision: the dealer's (flush games), the next community "
+             "cards in turning order (Hold'em Stud), the player's own (9 Card Flush).")
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the advice as JSON.")] = False,
 ) -> None:
-    """The exact EV of every option open to one hand, and the best one."""
+    """The exact EV of every option open to one hand, and the best one, over every
+    completion of the cards not seen."""
     from feltlab.analysis import advise
 
     loaded = _load(rules)
     try:
         player, shared, chosen, multiples = _advice_inputs(loaded, cards, community, colour,
                                                            bets)
-        advice = advise(loaded, player, shared, chosen, multiples)
+        out, seen = parse_cards(dead or ""), parse_cards(dealer or "")
+        ensure_distinct([*player, *shared, *out, *seen])
+        known = {name: cards for name, cards in (("dead", out), ("seen", seen)) if cards}
+        advice = advise(loaded, player, shared, chosen, multiples, **known)
     except ModuleNotFoundError as error:
         fail(f"the advisor for {loaded.id} is not available: {error}")
     except ValueError as error:
@@ -260,6 +270,10 @@ def advise_command(
         console.print("Street bets made: " + ", ".join(f"{bet}x" for bet in multiples))
     if chosen is not None:
         console.print(f"Colour: {chosen}")
+    if out:
+        console.print(f"Dead cards: {format_cards(out)}")
+    if seen:
+        console.print(f"Seen before the decision: {format_cards(seen)}")
     console.print(f"Best: [bold]{advice.best}[/bold]")
 
 

@@ -62,7 +62,7 @@ from feltlab.analysis.model import (
     WagerAnalysis,
     name_splits,
 )
-from feltlab.cards import RANKS, Card, ensure_count, ensure_distinct, format_cards
+from feltlab.cards import RANKS, Card, CardError, ensure_count, ensure_distinct, format_cards
 from feltlab.evaluators import best_flush
 from feltlab.kernels import RUN_LENGTH
 from feltlab.rules import FlushRules, pays_for
@@ -423,22 +423,33 @@ def suit_masks(cards: Sequence[Card]) -> Int64Array:
     return masks
 
 
-def advise(rules: FlushRules, cards: Sequence[Card]) -> Advice:
-    """Exact EV per ante (ante and raise) of folding and of every legal raise."""
+def advise(rules: FlushRules, cards: Sequence[Card], dead: Sequence[Card] = (),
+           dealer: Sequence[Card] = ()) -> Advice:
+    """Exact EV per ante (ante and raise) of folding and of every legal raise, over every
+    dealer hand the unseen cards can make: ``dead`` cards are out of the deck (other
+    seats' hands), ``dealer`` cards are the dealer's own, seen before the decision."""
     ensure_count(cards, fk.HAND_SIZE, "player")
-    ensure_distinct(cards)
+    if len(dealer) > fk.HAND_SIZE:
+        raise CardError(f"dealer: the dealer has {fk.HAND_SIZE} cards, got {len(dealer)}")
+    ensure_distinct([*cards, *dead, *dealer])
+    if 52 - len(cards) - len(dead) < fk.HAND_SIZE:
+        raise CardError(f"dead: {len(dead)} dead cards leave too few for the dealer's hand")
     masks = suit_masks(cards)
-    not_qualified, worse, tie, better = fk.dealer_counts(masks, rules.qualifier.threshold,
-                                                         fk.BINOM)
+    counts = fk.dealer_counts_known(masks, suit_masks([*cards, *dead]), suit_masks(dealer),
+                                    rules.qualifier.threshold, fk.BINOM)
+    not_qualified, worse, tie, better, total = (int(count) for count in counts)
     flush = best_flush(cards)
     options = [OptionValue("fold", Fraction(-1))]
     for size in range(1, rules.max_raise_multiple(flush.length) + 1):
-        ev = Fraction(not_qualified + (worse - better) * (1 + size), fk.DEALER_HANDS)
+        ev = Fraction(not_qualified + (worse - better) * (1 + size), total)
         options.append(OptionValue(f"raise {size}x", ev))
     best = max(reversed(options), key=lambda option: option.ev)  # ties: the larger wager
-    details = {"flush": flush.describe(), "dealer_hands": fk.DEALER_HANDS,
-               "dealer_not_qualifying": not_qualified, "dealer_better": better,
-               "tie": tie, "dealer_worse": worse}
+    details: dict[str, object] = {
+        "flush": flush.describe(), "dealer_hands": total,
+        "dealer_not_qualifying": not_qualified, "dealer_better": better, "tie": tie,
+        "dealer_worse": worse}
+    if dead or dealer:
+        details |= {"dead": format_cards(dead), "dealer_seen": format_cards(dealer)}
     return Advice(rules.id, format_cards(cards), tuple(options), best.option, details)
 
 

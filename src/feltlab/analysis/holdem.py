@@ -255,39 +255,61 @@ def analyze(rules: HoldemStudRules, progress: Progress | None = None) -> ParShee
 # Advice -------------------------------------------------------------------------------
 
 def advise(rules: HoldemStudRules, player: Sequence[Card], community: Sequence[Card],
-           bets: Sequence[int]) -> Advice:
+           bets: Sequence[int], dead: Sequence[Card] = (),
+           seen: Sequence[Card] = ()) -> Advice:
     """Exact EV per ante (Ante and every bet counted, optimal play afterwards) of folding
     and of each street bet, with ``len(community)`` cards turned and ``bets`` (antes)
-    already bet, one per street passed."""
+    already bet, one per street passed. ``dead`` cards are out of the deck (other seats'
+    hands); ``seen`` are the next community cards, seen before they are turned, in the
+    order they will be turned (later decisions know them and what is turned by then)."""
     ensure_count(player, 2, "player")
     level = len(community)
     if level >= rules.streets:
         raise CardError(f"community: a decision comes with at most {rules.streets - 1} "
                         f"community cards turned, got {level}")
-    ensure_distinct([*player, *community])
+    if level + len(seen) > rules.streets:
+        raise CardError(f"dealer (cards seen): at most {rules.streets - level} community cards are "
+                        f"still to come, got {len(seen)}")
+    ensure_distinct([*player, *community, *seen, *dead])
+    if 52 - 2 - level - len(seen) - len(dead) < rules.streets - level - len(seen):
+        raise CardError(f"dead: {len(dead)} dead cards leave too few for the community")
     if len(bets) != level:
         raise WagerError(f"bets: one street bet per community card turned ({level}), "
                          f"got {len(bets)}")
     for street, amount in enumerate(bets):
         check_street_bet(rules, 1, street, amount)
+    at_risk = 1 + sum(bets)
+    if dead or seen:
+        from feltlab.analysis.holdem_known import option_sums
+
+        known_sums, scale = option_sums(rules, player, community, seen, dead, at_risk)
+        sums = [int(value) for value in known_sums]
+    else:
+        sums, scale = _solved_sums(rules, [*player, *community], level, at_risk)
+    options = [OptionValue("fold", Fraction(-at_risk))]
+    options += [OptionValue(f"{bet}x", Fraction(int(sums[bet]), scale))
+                for bet in range(1, rules.max_street_multiple + 1)]
+    best = max(reversed(options), key=lambda option: option.ev)
+    details: dict[str, object] = {"street": STREET_NAMES[level], "at_risk": at_risk,
+                                  "community": format_cards(community)}
+    if dead or seen:
+        details |= {"dead": format_cards(dead), "seen": format_cards(seen)}
+    return Advice(rules.id, format_cards(player), tuple(options), best.option, details)
+
+
+def _solved_sums(rules: HoldemStudRules, cards: Sequence[Card], level: int,
+                 at_risk: int) -> tuple[list[int], int]:
+    """Each option's value (fold first) and its scale from the full-deck solution."""
     solution = solution_for(rules)
     shape = solution.shape
-    at_risk = 1 + sum(bets)
-    cards = [*player, *community]
     row = decision_row(cards)
-    scale = shape.scale(level)
     if level == shape.last:
         sums = [int(solution.final_sums[row]) * (at_risk + bet) for bet in range(shape.most + 1)]
     else:
-        sums = list(_option_sums(all_sets(2 + level), row, solution.values[level + 1],
-                                 shape.low(level + 1), at_risk, shape.most, binomials()))
-    options = [OptionValue("fold", Fraction(-at_risk))]
-    options += [OptionValue(f"{bet}x", Fraction(int(sums[bet]), scale))
-                for bet in range(1, shape.most + 1)]
-    best = max(reversed(options), key=lambda option: option.ev)
-    details = {"street": STREET_NAMES[level], "at_risk": at_risk,
-               "community": format_cards(community)}
-    return Advice(rules.id, format_cards(player), tuple(options), best.option, details)
+        sums = [int(value) for value in _option_sums(
+            all_sets(2 + level), row, solution.values[level + 1], shape.low(level + 1),
+            at_risk, shape.most, binomials())]
+    return sums, shape.scale(level)
 
 
 # Capped returns -----------------------------------------------------------------------

@@ -36,7 +36,14 @@ from feltlab.analysis.model import (
     StrategyCard,
     WagerAnalysis,
 )
-from feltlab.cards import COLOUR_SUITS, Card, ensure_count, ensure_distinct, format_cards
+from feltlab.cards import (
+    COLOUR_SUITS,
+    Card,
+    CardError,
+    ensure_count,
+    ensure_distinct,
+    format_cards,
+)
 from feltlab.rules import (
     NineCardRules,
     PayTable,
@@ -324,17 +331,56 @@ def _community_split(community: Sequence[Card], colour: str) -> tuple[int, int, 
     return counts[0], counts[1], len(community) - sum(counts)
 
 
-def advise(rules: NineCardRules, community: Sequence[Card], colour: str) -> Advice:
-    """Exact EV per unit of All 9 of folding and of playing on these community cards."""
+def _colour_split(cards: Sequence[Card], colour: str) -> tuple[int, int, int]:
+    """(first suit, second suit, other colour) counts of the chosen colour."""
+    first, second = COLOUR_SUITS[colour]
+    return (sum(1 for card in cards if card.suit == first),
+            sum(1 for card in cards if card.suit == second),
+            sum(1 for card in cards if card.suit not in (first, second)))
+
+
+def play_ev_known(rules: NineCardRules, community: tuple[int, int, int],
+                  out: tuple[int, int, int], seen: tuple[int, int, int]) -> Fraction:
+    """EV per unit of All 9 of playing when, besides the community split, the cards
+    split as ``out`` are out of the deck and the player's own cards split as ``seen``
+    are already known (colour splits as :func:`_colour_split`)."""
+    signs = all9_signs(rules)
+    sizes = tuple(full - c - o - s for full, c, o, s in zip(
+        (SUIT_SIZE, SUIT_SIZE, OTHER_SIZE), community, out, seen, strict=True))
+    first, second, other = sizes
+    still = PLAYER - sum(seen)
+    total = 0
+    for split in _splits(still, (first, second, other)):
+        nine = max(community[0] + seen[0] + split[0], community[1] + seen[1] + split[1])
+        total += 2 * signs[nine] * _ways(split, (first, second, other))
+    return Fraction(total, math.comb(first + second + other, still))
+
+
+def advise(rules: NineCardRules, community: Sequence[Card], colour: str,
+           dead: Sequence[Card] = (), seen: Sequence[Card] = ()) -> Advice:
+    """Exact EV per unit of All 9 of folding and of playing on these community cards;
+    ``dead`` cards are out of the deck and ``seen`` are cards of the player's own six
+    glimpsed before the decision (by default neither: the six are unknown)."""
     chosen = check_colour(colour)
     ensure_count(community, COMMUNITY, "community")
-    ensure_distinct(community)
+    if len(seen) > PLAYER:
+        raise CardError(f"dealer (cards seen): the player gets {PLAYER} cards, got {len(seen)}")
+    ensure_distinct([*community, *dead, *seen])
+    if 52 - COMMUNITY - len(dead) - len(seen) < PLAYER - len(seen):
+        raise CardError(f"dead: {len(dead)} dead cards leave too few for the player's six")
     split = _community_split(community, chosen)
-    play = _play_ev(all9_signs(rules), split)
+    if dead or seen:
+        play = play_ev_known(rules, split, _colour_split(dead, chosen),
+                             _colour_split(seen, chosen))
+    else:
+        play = _play_ev(all9_signs(rules), split)
     options = (OptionValue("fold", Fraction(-1)), OptionValue("play", play))
     best = "play" if play >= -1 else "fold"
-    details = {"colour": chosen, "community": format_cards(community),
-               "colour_cards": split[0] + split[1], "flush_cards": max(split[:2])}
+    details: dict[str, object] = {"colour": chosen, "community": format_cards(community),
+                                  "colour_cards": split[0] + split[1],
+                                  "flush_cards": max(split[:2])}
+    if dead or seen:
+        details |= {"dead": format_cards(dead), "seen": format_cards(seen)}
     return Advice(rules.id, format_cards(community), options, best, details)
 
 

@@ -110,7 +110,8 @@ def dealer_known(rules: FlushRules, case: Case) -> CaseResult:
 # Monte Carlo over information states --------------------------------------------------
 
 @nb.njit(cache=True, inline="always")
-def _add_masks(masks: Int64Array, deck: npt.NDArray[np.uint8], start: int, stop: int) -> None:
+def add_masks(masks: Int64Array, deck: npt.NDArray[np.uint8], start: int, stop: int) -> None:
+    """Add the cards at ``deck[start:stop]`` to the per-suit rank masks."""
     for position in range(start, stop):
         card = deck[position]
         masks[card // 13] |= 1 << (card % 13)
@@ -127,12 +128,12 @@ def deal_value(deck: npt.NDArray[np.uint8], colluders: int, dealer_seen: int, qu
     seen = np.zeros(4, dtype=np.int64)
     player = np.zeros(4, dtype=np.int64)
     known = fk.HAND_SIZE * colluders
-    _add_masks(out, deck, 0, known)
-    _add_masks(seen, deck, known, known + dealer_seen)
+    add_masks(out, deck, 0, known)
+    add_masks(seen, deck, known, known + dealer_seen)
     value = 0.0
     for seat in range(colluders):
         player[:] = 0
-        _add_masks(player, deck, fk.HAND_SIZE * seat, fk.HAND_SIZE * (seat + 1))
+        add_masks(player, deck, fk.HAND_SIZE * seat, fk.HAND_SIZE * (seat + 1))
         not_qualified, worse, _, better, total = fk.dealer_counts_known(
             player, out, seen, qualify, binom)
         most = max_raise[fk.flush_value_of_masks(player) >> fk.RANK_BITS]

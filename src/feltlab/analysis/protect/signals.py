@@ -27,6 +27,7 @@ import numpy.typing as npt
 
 from feltlab.analysis import flush as flush_analysis
 from feltlab.analysis import flush_kernels as fk
+from feltlab.analysis.protect.flush import add_masks
 from feltlab.analysis.protect.model import McSums, Signal
 from feltlab.rules import FlushRules
 from feltlab.simulate.rng import draw_cards, stream_state
@@ -120,12 +121,10 @@ def _learn_chunk(kind: int, seed: int, chunk: int, deals: int, colluders: int, q
     for _ in range(min(CHUNK_DEALS, deals - chunk * CHUNK_DEALS)):
         draw_cards(state, deck, fk.HAND_SIZE * colluders)
         out[:] = 0
-        for position in range(fk.HAND_SIZE * colluders):
-            out[deck[position] // 13] |= 1 << (deck[position] % 13)
+        add_masks(out, deck, 0, fk.HAND_SIZE * colluders)
         for seat in range(colluders):
             player[:] = 0
-            for position in range(fk.HAND_SIZE * seat, fk.HAND_SIZE * (seat + 1)):
-                player[deck[position] // 13] |= 1 << (deck[position] % 13)
+            add_masks(player, deck, fk.HAND_SIZE * seat, fk.HAND_SIZE * (seat + 1))
             index, suit = own_class(player)
             most = max_raise[fk.flush_value_of_masks(player) >> fk.RANK_BITS]
             _option_values(player, out, seen, qualify, most, binom, values)
@@ -153,13 +152,11 @@ def play(kind: int, table: npt.NDArray[np.int8], seed: int, first: int, count: i
         for _ in range(size):
             draw_cards(state, deck, fk.HAND_SIZE * colluders)
             out[:] = 0
-            for position in range(fk.HAND_SIZE * colluders):
-                out[deck[position] // 13] |= 1 << (deck[position] % 13)
+            add_masks(out, deck, 0, fk.HAND_SIZE * colluders)
             gain = 0.0
             for seat in range(colluders):
                 player[:] = 0
-                for position in range(fk.HAND_SIZE * seat, fk.HAND_SIZE * (seat + 1)):
-                    player[deck[position] // 13] |= 1 << (deck[position] % 13)
+                add_masks(player, deck, fk.HAND_SIZE * seat, fk.HAND_SIZE * (seat + 1))
                 index, suit = own_class(player)
                 most = max_raise[fk.flush_value_of_masks(player) >> fk.RANK_BITS]
                 _option_values(player, out, seen, qualify, most, binom, values)

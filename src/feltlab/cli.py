@@ -16,11 +16,10 @@ from collections.abc import Sequence
 from typing import Annotated, Any, Final
 
 import typer
-import typer.rich_utils
 from rich.table import Table
 from typer._click.core import Context  # click, vendored
 from typer._click.exceptions import ClickException, NoArgsIsHelpError, UsageError
-from typer.core import TyperArgument, TyperGroup, TyperOption
+from typer.core import TyperArgument, TyperCommand, TyperGroup, TyperOption
 from typer.exceptions import Abort
 
 from feltlab.cache import NO_CACHE_ENV
@@ -133,7 +132,22 @@ def _conventional_help() -> None:
     TyperOption.display_type_rich = flag_without_type  # type: ignore[method-assign]
     TyperArgument._usage_display_name = argument_in_capitals  # type: ignore[method-assign]
     TyperArgument.get_error_hint = error_hint_in_capitals  # type: ignore[method-assign,assignment]
-    typer.rich_utils._fix_linebreaks = _joined_paragraphs
+    for command_class in (TyperCommand, TyperGroup):
+        _flow_paragraphs_in_help(command_class)
+
+
+def _flow_paragraphs_in_help(command_class: type[TyperCommand] | type[TyperGroup]) -> None:
+    """Patch Typer's help renderer when help is first shown: importing it (with Rich's
+    Markdown) costs every command a tenth of a second of start-up."""
+    format_help = command_class.format_help
+
+    def flowing_format_help(self: Any, ctx: Context, formatter: Any) -> None:
+        import typer.rich_utils
+
+        typer.rich_utils._fix_linebreaks = _joined_paragraphs
+        format_help(self, ctx, formatter)
+
+    command_class.format_help = flowing_format_help  # type: ignore[method-assign]
 
 
 def _joined_paragraphs(paragraphs: list[str], markup_mode: object = None) -> str:
@@ -278,7 +292,24 @@ def payout_command(
 
 
 def main() -> None:
-    app()
+    """The ``feltlab`` program: run the command, then leave without tearing down the
+    interpreter, which takes a tenth of a second or more once Numba's compiled libraries
+    are loaded (every file a command writes is closed by then; the standard streams are
+    flushed here)."""
+    try:
+        app()
+    except SystemExit as done:
+        status = done.code
+    else:
+        status = 0
+    if status is not None and not isinstance(status, int):
+        raise SystemExit(status)  # a message: let Python print it
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except OSError:  # a closed pipe: let Python report it as it always has
+        raise SystemExit(status) from None
+    os._exit(status or 0)
 
 
 # Commands that live in their own modules register themselves on the app.

@@ -250,8 +250,8 @@ def check_strategy(rules: FlushRules, strategy: Strategy) -> None:
     table = strategy.table
     if table.shape != (VALUES,):
         raise ValueError(f"a flush strategy table needs {VALUES} entries, got {table.shape}")
-    lengths = np.arange(VALUES) >> 13
-    most = np.array([rules.max_raise_multiple(int(n)) for n in lengths])
+    most_by_length = np.array([rules.max_raise_multiple(length) for length in range(8)])
+    most = most_by_length[np.arange(VALUES) >> 13]
     bad = np.nonzero(table > most)[0]
     if bad.size:
         raise ValueError(f"strategy raises {int(table[bad[0]])}x with flush value "

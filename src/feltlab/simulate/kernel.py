@@ -1,19 +1,18 @@
 """The compiled loops: whole rounds over chunks of work, sessions, and a deck replayer.
 
 A game is a small integer (:data:`FLUSH`, :data:`NINE`, :data:`HOLDEM`) and every game's
-``play`` has the same signature, so one loop serves all three. Chunks run in parallel
+``play`` has the same signature; each game has its own round and session loop calling
+it by name, so Numba inlines the round into the loop. Chunks run in parallel
 (Numba ``prange``), each from its own seeded stream and into its own row of the
 accumulators, so results do not depend on the number of threads.
 """
 
 from __future__ import annotations
 
-import warnings
-from typing import Any, Final
+from typing import Final
 
 import numba as nb
 import numpy as np
-from numba.core.errors import NumbaExperimentalFeatureWarning
 
 from feltlab.simulate import flush, holdem, nine
 from feltlab.simulate.common import (
@@ -29,9 +28,6 @@ from feltlab.simulate.common import (
     add_big_square,
 )
 from feltlab.simulate.rng import Deck, State, draw_cards, draw_only, stream_state
-
-# Each game's round is handed to the round loop as a compiled function value.
-warnings.filterwarnings("ignore", category=NumbaExperimentalFeatureWarning)
 
 FLUSH, NINE, HOLDEM = 0, 1, 2
 CHUNK_ROUNDS: Final = 1 << 16
@@ -57,48 +53,80 @@ def _play(game: int, deck: Deck, seats: int, p: I64, table: I8, table2: I8, tabl
         holdem.play(deck, seats, p, table, table2, table3, keys, values, state, nets, counters)
 
 
+@nb.njit(cache=True, inline="always")
+def _round_buffers(seats: int, wagers: int) -> tuple[Deck, I64]:
+    return np.arange(52).astype(np.uint8), np.zeros((seats, wagers), dtype=np.int64)
+
+
+@nb.njit(cache=True, inline="always")
+def _tally(nets: I64, seats: int, stats: I64) -> None:
+    """Add one round's nets (per seat and wager) to a chunk's statistics."""
+    for w in range(stats.shape[0]):
+        round_net = 0
+        for seat in range(seats):
+            net = nets[seat, w]
+            round_net += net
+            stats[w, S_WINS + (net <= 0) + (net < 0)] += 1
+        stats[w, S_SUM] += round_net
+        magnitude = abs(round_net)
+        if magnitude < SMALL_NET:
+            stats[w, S_SMALL] += magnitude * magnitude
+        else:
+            add_big_square(stats[w], magnitude)
+
+
+# One round loop per game, each calling its game's round by name: Numba inlines a round
+# called by name, but not one passed in as a function value (25% slower), and a loop
+# holding all three games' code runs several times slower.
+
 @nb.njit(cache=True)
-def _rounds(play: Any, cards: int, state: State, rounds: int, seats: int, p: I64,
-            table: I8, table2: I8, table3: I8, keys: U64, values: I8, stats: I64,
-            counters: I64) -> None:
-    """``rounds`` rounds of one game (``play`` is the game's compiled round), serially."""
-    wagers = stats.shape[0]
-    deck = np.arange(52).astype(np.uint8)
-    nets = np.zeros((seats, wagers), dtype=np.int64)
+def _flush_rounds(state: State, rounds: int, seats: int, p: I64, table: I8, table2: I8,
+                  table3: I8, keys: U64, values: I8, stats: I64, counters: I64) -> None:
+    deck, nets = _round_buffers(seats, stats.shape[0])
+    cards = _cards(FLUSH, seats)
     for _ in range(rounds):
         draw_cards(state, deck, cards)
-        play(deck, seats, p, table, table2, table3, keys, values, state, nets, counters)
-        for w in range(wagers):
-            round_net = 0
-            for seat in range(seats):
-                net = nets[seat, w]
-                round_net += net
-                stats[w, S_WINS + (net <= 0) + (net < 0)] += 1
-            stats[w, S_SUM] += round_net
-            magnitude = abs(round_net)
-            if magnitude < SMALL_NET:
-                stats[w, S_SMALL] += magnitude * magnitude
-            else:
-                add_big_square(stats[w], magnitude)
+        flush.play(deck, seats, p, table, table2, table3, keys, values, state, nets, counters)
+        _tally(nets, seats, stats)
+
+
+@nb.njit(cache=True)
+def _nine_rounds(state: State, rounds: int, seats: int, p: I64, table: I8, table2: I8,
+                 table3: I8, keys: U64, values: I8, stats: I64, counters: I64) -> None:
+    deck, nets = _round_buffers(seats, stats.shape[0])
+    cards = _cards(NINE, seats)
+    for _ in range(rounds):
+        draw_cards(state, deck, cards)
+        nine.play(deck, seats, p, table, table2, table3, keys, values, state, nets, counters)
+        _tally(nets, seats, stats)
+
+
+@nb.njit(cache=True)
+def _holdem_rounds(state: State, rounds: int, seats: int, p: I64, table: I8, table2: I8,
+                   table3: I8, keys: U64, values: I8, stats: I64, counters: I64) -> None:
+    deck, nets = _round_buffers(seats, stats.shape[0])
+    cards = _cards(HOLDEM, seats)
+    for _ in range(rounds):
+        draw_cards(state, deck, cards)
+        holdem.play(deck, seats, p, table, table2, table3, keys, values, state, nets, counters)
+        _tally(nets, seats, stats)
 
 
 @nb.njit(cache=True)
 def _run_chunk(game: int, seed: int, chunk: int, rounds: int, seats: int, p: I64, table: I8,
                table2: I8, table3: I8, keys: U64, values: I8, stats: I64,
                counters: I64) -> None:
-    """One chunk's rounds. Each game gets its own compiled loop: with all three games'
-    code in one loop, or compiled inside a ``prange`` body, rounds run several times
-    slower."""
+    """One chunk's rounds, serially (a round loop compiled inside the ``prange`` body runs
+    several times slower)."""
     state = stream_state(seed, chunk)
     count = min(CHUNK_ROUNDS, rounds - chunk * CHUNK_ROUNDS)
-    cards = _cards(game, seats)
     args = (p, table, table2, table3, keys, values, stats, counters)
     if game == FLUSH:
-        _rounds(flush.play, cards, state, count, seats, *args)
+        _flush_rounds(state, count, seats, *args)
     elif game == NINE:
-        _rounds(nine.play, cards, state, count, seats, *args)
+        _nine_rounds(state, count, seats, *args)
     else:
-        _rounds(holdem.play, cards, state, count, seats, *args)
+        _holdem_rounds(state, count, seats, *args)
 
 
 @nb.njit(cache=True, parallel=True)
@@ -134,37 +162,108 @@ def replay_decks(game: int, decks: Deck, seats: int, wagers: int, p: I64, table:
     return out
 
 
+MONEY, PEAK, DRAWDOWN, RUINED, DOUBLED, PLAYED = range(6)
+"""A session's books (:func:`_open_books`): the bankroll, its peak, the largest drawdown,
+the hand of ruin and of doubling (-1: not yet) and the hands played."""
+
+
+@nb.njit(cache=True, inline="always")
+def _open_books(bankroll: int, trajectory: I64) -> I64:
+    books = np.array([bankroll, bankroll, 0, -1, -1, 0], dtype=np.int64)
+    trajectory[0] = bankroll
+    return books
+
+
+@nb.njit(cache=True, inline="always")
+def _ruined(books: I64, hand: int, need: int) -> bool:
+    """Whether the bankroll cannot cover hand ``hand``'s wagers (then it is recorded)."""
+    if books[MONEY] < need:
+        books[RUINED] = hand
+        return True
+    return False
+
+
+@nb.njit(cache=True, inline="always")
+def _book(books: I64, net: int, bankroll: int, step: int, trajectory: I64) -> None:
+    """Post one hand's net to the books and the trajectory's checkpoints."""
+    money = books[MONEY] + net
+    played = books[PLAYED] + 1
+    books[MONEY], books[PLAYED] = money, played
+    books[PEAK] = max(books[PEAK], money)
+    books[DRAWDOWN] = max(books[DRAWDOWN], books[PEAK] - money)
+    if money >= 2 * bankroll and books[DOUBLED] < 0:
+        books[DOUBLED] = played
+    if played % step == 0 and played // step < trajectory.shape[0]:
+        trajectory[played // step] = money
+
+
+@nb.njit(cache=True, inline="always")
+def _close_books(books: I64, step: int, outcome: I64, trajectory: I64) -> None:
+    trajectory[books[PLAYED] // step + 1:] = books[MONEY]
+    outcome[0], outcome[1], outcome[2], outcome[3], outcome[4] = (
+        books[MONEY], books[DRAWDOWN], books[RUINED], books[DOUBLED], books[PLAYED])
+
+
+@nb.njit(cache=True, inline="always")
+def _session_buffers(wagers: int) -> tuple[Deck, I64, I64]:
+    return (np.arange(52).astype(np.uint8), np.zeros((1, wagers), dtype=np.int64),
+            np.zeros(COUNTERS, dtype=np.int64))
+
+
+@nb.njit(cache=True, inline="always")
+def _step(hands: int, trajectory: I64) -> int:
+    """Hands between checkpoints of the trajectory."""
+    return max(1, hands // (trajectory.shape[0] - 1))  # type: ignore[no-any-return]
+
+
+# One session loop per game, for the reason given above the round loops.
+
 @nb.njit(cache=True)
-def _session(play: Any, cards: int, state: State, hands: int, bankroll: int, need: int,
-             p: I64, table: I8, table2: I8, table3: I8, keys: U64, values: I8, wagers: int,
-             outcome: I64, trajectory: I64) -> None:
-    """One session, serially; ``outcome`` gets final bankroll, largest drawdown, hand of
-    ruin, hand of doubling and hands played; ``trajectory`` the bankroll at checkpoints."""
-    checkpoints = trajectory.shape[0] - 1
-    step = max(1, hands // checkpoints)
-    deck = np.arange(52).astype(np.uint8)
-    nets = np.zeros((1, wagers), dtype=np.int64)
-    counters = np.zeros(COUNTERS, dtype=np.int64)
-    money = peak = bankroll
-    drawdown, ruined, doubled, played = 0, -1, -1, 0
-    trajectory[0] = money
+def _flush_session(state: State, hands: int, bankroll: int, need: int, p: I64, table: I8,
+                   table2: I8, table3: I8, keys: U64, values: I8, wagers: int,
+                   outcome: I64, trajectory: I64) -> None:
+    deck, nets, counters = _session_buffers(wagers)
+    books, step = _open_books(bankroll, trajectory), _step(hands, trajectory)
+    cards = _cards(FLUSH, 1)
     for hand in range(hands):
-        if money < need:
-            ruined = hand
+        if _ruined(books, hand, need):
             break
         draw_cards(state, deck, cards)
-        play(deck, 1, p, table, table2, table3, keys, values, state, nets, counters)
-        money += nets[0, wagers - 1]
-        played = hand + 1
-        peak = max(peak, money)
-        drawdown = max(drawdown, peak - money)
-        if money >= 2 * bankroll and doubled < 0:
-            doubled = played
-        if played % step == 0 and played // step <= checkpoints:
-            trajectory[played // step] = money
-    trajectory[played // step + 1:] = money
-    outcome[0], outcome[1], outcome[2], outcome[3], outcome[4] = (money, drawdown, ruined,
-                                                                  doubled, played)
+        flush.play(deck, 1, p, table, table2, table3, keys, values, state, nets, counters)
+        _book(books, nets[0, wagers - 1], bankroll, step, trajectory)
+    _close_books(books, step, outcome, trajectory)
+
+
+@nb.njit(cache=True)
+def _nine_session(state: State, hands: int, bankroll: int, need: int, p: I64, table: I8,
+                  table2: I8, table3: I8, keys: U64, values: I8, wagers: int,
+                  outcome: I64, trajectory: I64) -> None:
+    deck, nets, counters = _session_buffers(wagers)
+    books, step = _open_books(bankroll, trajectory), _step(hands, trajectory)
+    cards = _cards(NINE, 1)
+    for hand in range(hands):
+        if _ruined(books, hand, need):
+            break
+        draw_cards(state, deck, cards)
+        nine.play(deck, 1, p, table, table2, table3, keys, values, state, nets, counters)
+        _book(books, nets[0, wagers - 1], bankroll, step, trajectory)
+    _close_books(books, step, outcome, trajectory)
+
+
+@nb.njit(cache=True)
+def _holdem_session(state: State, hands: int, bankroll: int, need: int, p: I64, table: I8,
+                    table2: I8, table3: I8, keys: U64, values: I8, wagers: int,
+                    outcome: I64, trajectory: I64) -> None:
+    deck, nets, counters = _session_buffers(wagers)
+    books, step = _open_books(bankroll, trajectory), _step(hands, trajectory)
+    cards = _cards(HOLDEM, 1)
+    for hand in range(hands):
+        if _ruined(books, hand, need):
+            break
+        draw_cards(state, deck, cards)
+        holdem.play(deck, 1, p, table, table2, table3, keys, values, state, nets, counters)
+        _book(books, nets[0, wagers - 1], bankroll, step, trajectory)
+    _close_books(books, step, outcome, trajectory)
 
 
 @nb.njit(cache=True, parallel=True)
@@ -183,17 +282,16 @@ def sessions(game: int, seed: int, first: int, count: int, hands: int, bankroll:
     """
     outcome = np.zeros((count, 5), dtype=np.int64)
     trajectory = np.zeros((min(keep, count), checkpoints + 1), dtype=np.int64)
-    cards = _cards(game, 1)
     for offset in nb.prange(count):
         state = stream_state(seed, first + offset)
         track = trajectory[offset] if offset < keep else np.zeros(checkpoints + 1, np.int64)
         args = (p, table, table2, table3, keys, values, wagers, outcome[offset], track)
         if game == FLUSH:
-            _session(flush.play, cards, state, hands, bankroll, need, *args)
+            _flush_session(state, hands, bankroll, need, *args)
         elif game == NINE:
-            _session(nine.play, cards, state, hands, bankroll, need, *args)
+            _nine_session(state, hands, bankroll, need, *args)
         else:
-            _session(holdem.play, cards, state, hands, bankroll, need, *args)
+            _holdem_session(state, hands, bankroll, need, *args)
     return outcome, trajectory
 
 

@@ -70,16 +70,11 @@ def test_bounded_draws_are_uniform() -> None:
 # High Card Flush family ---------------------------------------------------------------------
 
 def _flush_decision(strategy: Strategy, player: list[Card]) -> int:
-    value = best_flush(player).value
-    decision = int(strategy.table[value])
-    if decision >= 0:
-        return decision
     mask = np.uint64(0)
     for card in player:
         mask |= LANE_BIT[card.index]
-    decision = flush.exception_decision(flush.canonical_key(mask), strategy.keys)
-    assert decision >= 0
-    return int(decision)
+    return int(flush.decide(mask, best_flush(player).value, strategy.table, strategy.keys,
+                            strategy.values))
 
 
 def _check_flush(rules: FlushRules, setup: Setup, decks: np.ndarray) -> None:

@@ -108,9 +108,10 @@ def capped(won: int, lost: int, cap: int) -> int:
 class Strategy:
     """A strategy as arrays, the way the kernels read it (meaning depends on the game).
 
-    Flush family: ``table`` is a raise multiple (0 = fold) per flush value, -1 for "look
-    the hand up in ``keys``" (an open-addressing table of canonical hand keys and their
-    decisions, :func:`feltlab.simulate.flush.hash_exceptions`). Hold'em Stud:
+    Flush family: ``table`` is a raise multiple (0 = fold) per flush value, or ``-(d + 1)``
+    for "look the hand up in ``keys``, else ``d``" (an open-addressing table of canonical
+    hand keys and their decisions, :func:`feltlab.simulate.flush.hash_exceptions`; see
+    :func:`feltlab.simulate.flush.decide`). Hold'em Stud:
     ``table``, ``table2``, ``table3`` are the three streets' tables of
     :func:`feltlab.analysis.holdem.decision_tables` flattened (row: colex rank of the
     sorted known cards, column: antes at risk minus ``1 + L``). 9 Card Flush: ``table``

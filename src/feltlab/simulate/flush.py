@@ -153,11 +153,25 @@ def hash_exceptions(keys: U64, values: I8) -> U64:
 
 
 @nb.njit(cache=True, inline="always")
-def _decide(mask: np.uint64, value: int, table: I8, keys: U64, values: I8) -> int:
-    """The table's decision; -1 sends the hand to the exception table (``keys``, see
-    :func:`hash_exceptions`; ``values`` is unused)."""
+def decide(mask: np.uint64, value: int, table: I8, keys: U64, values: I8) -> int:
+    """The strategy's raise multiple (0: fold) for a hand given as its mask and flush value.
+
+    ``table[value]`` is the decision, or ``-(d + 1)`` for a flush value whose best play
+    depends on the other suits: then the hand's own decision is in the exception table
+    ``keys`` (see :func:`hash_exceptions`) when it differs from the value's usual ``d``.
+    ``values`` is unused."""
     multiple = int(table[value])
-    return multiple if multiple >= 0 else exception_decision(canonical_key(mask), keys)
+    return multiple if multiple >= 0 else decide_key(canonical_key(mask), value, table, keys)
+
+
+@nb.njit(cache=True, inline="always")
+def decide_key(key: np.uint64, value: int, table: I8, keys: U64) -> int:
+    """:func:`decide` for a hand given as its :func:`canonical_key`."""
+    multiple = int(table[value])
+    if multiple >= 0:
+        return multiple
+    found = exception_decision(key, keys)
+    return found if found >= 0 else -multiple - 1
 
 
 @nb.njit(cache=True)
@@ -187,7 +201,7 @@ def play(deck: Deck, seats: int, p: I64, table: I8, table2: I8, table3: I8,
         mask = _mask(deck, HAND * seat)
         mine = int(flush_value_of_mask(mask, POPCOUNT))
         length = mine >> 13
-        multiple = _decide(mask, mine, table, keys, values)
+        multiple = decide(mask, mine, table, keys, values)
         if chance(state, p[P_MISTAKE]):
             multiple = _mistake(state, multiple, p[P_RAISE + length] + 1)
         counters[C_FOLD + multiple] += 1
@@ -256,8 +270,11 @@ def check_strategy(rules: FlushRules, strategy: Strategy) -> None:
     if bad.size:
         raise ValueError(f"strategy raises {int(table[bad[0]])}x with flush value "
                          f"{int(bad[0])}, above the {int(most[bad[0]])}x allowed")
-    if (table < 0).any() and strategy.keys.size == 0:
-        raise ValueError("strategy table sends hands to an empty exception table")
+    usual = -table.astype(np.int64) - 1  # the usual decision of a value with exceptions
+    bad = np.nonzero((table < 0) & (usual > most))[0]
+    if bad.size:
+        raise ValueError(f"strategy raises {int(usual[bad[0]])}x with flush value "
+                         f"{int(bad[0])}, above the {int(most[bad[0]])}x allowed")
 
 
 _OPTIMAL: dict[str, Strategy] = {}
@@ -279,26 +296,54 @@ def _optimal_from(decisions: analysis.OptimalDecisionTable) -> Strategy:
     if not decisions.exceptions:
         return Strategy("optimal", table, optimal=True)
     masks, _ = fk.player_classes()
-    keys, values = _exceptions_kernel(masks.astype(np.int64), table, decisions.qualify,
-                                      decisions.max_raise, fk.BINOM)
-    return Strategy("optimal", table, keys=hash_exceptions(keys, values), optimal=True)
+    keys, values, flush_values = _exceptions_kernel(masks.astype(np.int64), table,
+                                                    decisions.qualify, decisions.max_raise,
+                                                    fk.BINOM)
+    return Strategy("optimal", table, keys=compact_exceptions(table, keys, values, flush_values),
+                    optimal=True)
+
+
+def compact_exceptions(table: I8, keys: U64, values: I8, flush_values: I64) -> U64:
+    """Mark each flush value of the exception hands with its usual decision ``d`` as
+    ``-(d + 1)`` in ``table`` and return the exception table of the other hands only (a
+    quarter of them for High Card Flush, so the table stays in the processor's cache).
+
+    >>> table = np.zeros(4, dtype=np.int8)
+    >>> keys = np.array([11, 12, 13, 21], dtype=np.uint64)
+    >>> entries = compact_exceptions(table, keys, np.array([1, 1, 0, 2], np.int8),
+    ...                              np.array([1, 1, 1, 2]))
+    >>> table.tolist(), [decide_key(np.uint64(k), 1, table, entries) for k in (11, 12, 13)]
+    ([0, -2, -3, 0], [1, 1, 0])
+    """
+    unusual = np.zeros(keys.size, dtype=np.bool_)
+    for value in np.unique(flush_values):
+        hands = flush_values == value
+        usual = int(np.bincount(values[hands]).argmax())
+        table[value] = -(usual + 1)
+        unusual |= hands & (values != usual)
+    return hash_exceptions(keys[unusual], values[unusual])
 
 
 @nb.njit(cache=True)
 def _exceptions_kernel(masks: I64, table: I8, qualify: int, max_raise: I64,
-                       binom: I64) -> tuple[U64, I8]:
+                       binom: I64) -> tuple[U64, I8, I64]:
+    """Every hand (up to suit renaming) of a flush value marked -1 in ``table``: its key,
+    its optimal decision and its flush value."""
     count = 0
     flags = np.zeros(masks.shape[0], dtype=np.bool_)
+    hand_values = np.zeros(masks.shape[0], dtype=np.int64)
     for i in range(masks.shape[0]):
         value = 0
         for suit in range(4):
             lane = masks[i, suit]
             value = max(value, (POPCOUNT[lane] << 13) | lane)
+        hand_values[i] = value
         if table[value] < 0:
             flags[i] = True
             count += 1
     keys = np.empty(count, dtype=np.uint64)
     values = np.empty(count, dtype=np.int8)
+    flush_values = np.empty(count, dtype=np.int64)
     at = 0
     for i in range(masks.shape[0]):
         if flags[i]:
@@ -307,8 +352,9 @@ def _exceptions_kernel(masks: I64, table: I8, qualify: int, max_raise: I64,
                 mask |= np.uint64(masks[i, suit]) << np.uint64(LANE * suit)
             keys[at] = canonical_key(mask)
             values[at] = fk.optimal_raise_of_masks(masks[i], qualify, max_raise, binom)
+            flush_values[at] = hand_values[i]
             at += 1
-    return keys, values
+    return keys, values, flush_values
 
 
 # Exact values, from the analysis ----------------------------------------------------------

@@ -65,3 +65,32 @@ def test_analyze_refuses_a_missing_folder_before_computing(
         outcome = run_cli(["analyze", "high-card-flush", option, str(target)])
         assert outcome.exit_code == 2 and outcome.stdout == ""
         assert outcome.stderr.startswith(f"error: {option}: cannot write"), outcome.stderr
+
+
+def test_each_command_runs_from_its_own_module_alone() -> None:
+    """``feltlab NAME`` builds only the built-in commands and NAME's module
+    (``COMMAND_MODULES``): the map names every command of the whole app, and each
+    module alone gives its command the same options."""
+    from feltlab.cli import COMMAND_MODULES, build_app, command_named
+
+    built_in = {"rules", "payout"}
+    assert set(COMMANDS) == set(COMMAND_MODULES) | built_in
+    for name in COMMAND_MODULES:
+        alone = typer.main.get_command(build_app(name)).commands  # type: ignore[attr-defined]
+        assert name in alone and set(alone) <= set(COMMANDS)
+        assert [p.name for p in alone[name].params] == [p.name for p in COMMANDS[name].params]
+    top = typer.main.get_command(app).params
+    assert all(option.is_flag for option in top if isinstance(option, typer.core.TyperOption))
+    assert command_named(["--no-cache", "--debug", "session", "x"]) == "session"
+
+
+def test_the_list_of_commands_gives_each_a_flowing_summary() -> None:
+    """``feltlab --help`` lists every command with its summary as flowing text: no row
+    breaks a sentence early (Typer keeps a docstring's line breaks there)."""
+    rows = [line for line in run_cli(["--help"]).stdout.splitlines() if line.startswith("│")]
+    listed = [row for row in rows if row[2:].split(" ", 1)[0] in COMMANDS]
+    assert len(listed) == len(COMMANDS)
+    for row, following in itertools.pairwise(rows):
+        continues = not following[2:].split(" ", 1)[0]
+        if continues and row in listed or continues and row[2:17].strip() == "":
+            assert len(row.rstrip("│ ")) > 60, row

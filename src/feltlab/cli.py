@@ -8,6 +8,9 @@ one line saying where its details were written, with exit status
 
 from __future__ import annotations
 
+import functools
+import importlib
+import inspect
 import os
 import sys
 import time
@@ -142,12 +145,26 @@ def _flow_paragraphs_in_help(command_class: type[TyperCommand] | type[TyperGroup
     format_help = command_class.format_help
 
     def flowing_format_help(self: Any, ctx: Context, formatter: Any) -> None:
-        import typer.rich_utils
-
-        typer.rich_utils._fix_linebreaks = _joined_paragraphs
+        _flowing_rich_help()
         format_help(self, ctx, formatter)
 
     command_class.format_help = flowing_format_help  # type: ignore[method-assign]
+
+
+@functools.cache
+def _flowing_rich_help() -> None:
+    """Let later help paragraphs flow, and each command's summary in a list of commands
+    (its first paragraph) be one flowing line: Typer 0.29 keeps their line breaks."""
+    import typer.rich_utils as rich_utils
+
+    rich_utils._fix_linebreaks = _joined_paragraphs
+    make_command_help = rich_utils._make_command_help
+
+    def flowing_summary(*, help_text: str, markup_mode: Any) -> Any:
+        summary = inspect.cleandoc(help_text).split("\n\n")[0]
+        return make_command_help(help_text=" ".join(summary.split()), markup_mode=markup_mode)
+
+    rich_utils._make_command_help = flowing_summary
 
 
 def _joined_paragraphs(paragraphs: list[str], markup_mode: object = None) -> str:
@@ -172,18 +189,9 @@ def _joined_paragraphs(paragraphs: list[str], markup_mode: object = None) -> str
 _conventional_help()
 _debug = bool(os.environ.get("FELTLAB_DEBUG"))
 
-app = typer.Typer(
-    cls=OneLineErrors,
-    help="feltlab: rules engine, exact math, simulator and tables for flush-family casino "
-         f"table games. Cards: {CARD_FORMAT}.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-)
 console = output_console()
 
 
-@app.callback()
 def main_options(
     debug: Annotated[bool, typer.Option(
         "--debug", help="Show the traceback of an unexpected failure.")] = False,
@@ -197,7 +205,6 @@ def main_options(
         os.environ[NO_CACHE_ENV] = "1"
 
 
-@app.command("rules")
 def rules_command(
     rules: Annotated[str | None, typer.Argument(help="A rule-set id or TOML file.")] = None,
     markdown: Annotated[bool, typer.Option(
@@ -243,7 +250,6 @@ def _parse_streets(text: str) -> list[int]:
                          ) from None
 
 
-@app.command("payout")
 def payout_command(
     rules: Annotated[str | None, typer.Option(help="Rule-set id or file (single hand).")] = None,
     wagers: Annotated[str | None, typer.Option(help="Wagers: ante=5,flush=5 or JSON.")] = None,
@@ -291,13 +297,75 @@ def payout_command(
         fail(str(error))
 
 
+COMMAND_MODULES: Final = {
+    "play": "feltlab.play",
+    "analyze": "feltlab.analysis.commands",
+    "advise": "feltlab.analysis.commands",
+    "solve-paytable": "feltlab.analysis.commands",
+    "simulate": "feltlab.simulate.commands",
+    "session": "feltlab.simulate.commands",
+    "protect": "feltlab.analysis.protect.commands",
+    "serve": "feltlab.server.commands",
+    "db": "feltlab.server.commands",
+    "admin": "feltlab.server.commands",
+    "verify": "feltlab.server.commands",
+    "audit": "feltlab.server.commands",
+}
+"""The commands that live in their own modules, each module with a ``register(app)``
+(in the order of the help's list)."""
+
+
+def build_app(command: str | None = None) -> typer.Typer:
+    """The command line: every command, or the built-in ones and the module of
+    ``command`` only (running one command need not import and build all the others)."""
+    built = typer.Typer(
+        cls=OneLineErrors,
+        help="feltlab: rules engine, exact math, simulator and tables for flush-family casino "
+             f"table games. Cards: {CARD_FORMAT}.",
+        no_args_is_help=True,
+        add_completion=False,
+        pretty_exceptions_enable=False,
+    )
+    built.callback()(main_options)
+    built.command("rules")(rules_command)
+    built.command("payout")(payout_command)
+    chosen = COMMAND_MODULES.get(command or "")
+    for module in dict.fromkeys(COMMAND_MODULES.values()):
+        if chosen in (None, module):
+            importlib.import_module(module).register(built)
+    return built
+
+
+def command_named(argv: Sequence[str]) -> str | None:
+    """The command an argument list runs: its first word that is not an option (every
+    option before the command is a flag).
+
+    >>> command_named(["--debug", "simulate", "high-card-flush"]), command_named(["--help"])
+    ('simulate', None)
+    """
+    return next((arg for arg in argv if not arg.startswith("-")), None)
+
+
+_full_app: typer.Typer | None = None
+
+
+def __getattr__(name: str) -> typer.Typer:
+    """``feltlab.cli.app``: the whole command line, built when first asked for."""
+    global _full_app
+    if name != "app":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    if _full_app is None:
+        _full_app = build_app()
+    return _full_app
+
+
 def main() -> None:
     """The ``feltlab`` program: run the command, then leave without tearing down the
     interpreter, which takes a tenth of a second or more once Numba's compiled libraries
     are loaded (every file a command writes is closed by then; the standard streams are
     flushed here)."""
     try:
-        app()
+        build_app(command_named(sys.argv[1:]))()
     except SystemExit as done:
         status = done.code
     else:
@@ -310,20 +378,6 @@ def main() -> None:
     except OSError:  # a closed pipe: let Python report it as it always has
         raise SystemExit(status) from None
     os._exit(status or 0)
-
-
-# Commands that live in their own modules register themselves on the app.
-from feltlab import play  # noqa: E402
-from feltlab.analysis import commands as analysis_commands  # noqa: E402
-from feltlab.analysis.protect import commands as protect_commands  # noqa: E402
-from feltlab.server import commands as server_commands  # noqa: E402
-from feltlab.simulate import commands as simulate_commands  # noqa: E402
-
-play.register(app)
-analysis_commands.register(app)
-simulate_commands.register(app)
-protect_commands.register(app)
-server_commands.register(app)
 
 
 if __name__ == "__main__":

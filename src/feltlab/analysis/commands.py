@@ -243,8 +243,7 @@ def advise_command(
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the advice as JSON.")] = False,
 ) -> None:
-    """The exact EV of every option open to one hand, and the best one, over every
-    completion of the cards not seen."""
+    """The exact EV of every option open to one hand, and the best, over all unseen cards."""
     from feltlab.analysis import advise
 
     loaded = _load(rules)

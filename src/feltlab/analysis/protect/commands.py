@@ -30,11 +30,13 @@ def protect_command(
     html: Annotated[Path | None, typer.Option(help="Write a self-contained HTML report.")
                     ] = None,
 ) -> None:
-    """Players' edge for each amount of information (colluding seats, dealer cards or next
-    cards seen), each informed seat playing its best strategy; exact where the
-    information states can be enumerated, otherwise Monte Carlo with exact decisions.
-    With none of --colluders, --dealer-seen, --next-seen: every amount of each leak, with
-    practical signalling strategies and countermeasures."""
+    """Players' edge for each amount of information: colluding seats, dealer cards or next
+    cards seen.
+
+    Each informed seat plays its best strategy; exact where the information states can be
+    enumerated, otherwise Monte Carlo with exact decisions. With none of --colluders,
+    --dealer-seen, --next-seen: every amount of each leak, with practical signalling
+    strategies and countermeasures."""
     from feltlab.analysis.protect import Case, check_case, protect
     from feltlab.analysis.protect.report import render_html, report_renderable
 

@@ -29,19 +29,20 @@ CardArray = npt.NDArray[np.uint8]
 
 
 def _popcount_table() -> npt.NDArray[np.int32]:
-    return np.array([bin(lane).count("1") for lane in range(1 << 13)], dtype=np.int32)
+    lanes = np.arange(1 << 13, dtype=np.int32)
+    counts: npt.NDArray[np.int32] = ((lanes[:, None] >> np.arange(13)) & 1).sum(axis=1)
+    return counts.astype(np.int32)
 
 
 def _run_table() -> npt.NDArray[np.int8]:
-    """Longest run of set bits once the ace (bit 12) is copied below the deuce."""
+    """Longest run of set bits once the ace (bit 12) is copied below the deuce: the number
+    of times ``bits &= bits << 1`` leaves any bit set."""
+    lanes = np.arange(1 << 13, dtype=np.int64)
+    bits = (lanes << 1) | (lanes >> 12)
     table = np.zeros(1 << 13, dtype=np.int8)
-    for lane in range(1 << 13):
-        bits = (lane << 1) | (lane >> 12)
-        length = 0
-        while bits:
-            bits &= bits << 1
-            length += 1
-        table[lane] = length
+    while bits.any():
+        table += bits != 0
+        bits &= bits << 1
     return table
 
 

@@ -22,6 +22,7 @@ from pydantic import ValidationError
 
 import feltlab.cache as cache
 from feltlab.analysis import read_strategy_text
+from feltlab.jit import cached_kernels
 from feltlab.rules import FlushRules, HoldemStudRules, NineCardRules, Rules
 from feltlab.settle import check_wagers
 from feltlab.simulate import TOTAL_UNIT, flush, holdem, kernel, nine
@@ -315,7 +316,7 @@ def available_threads(workers: int | None) -> int:
 def load_kernels(setup: Setup, seed: int) -> None:
     """Load the compiled simulator, compiling it if this code has never run here (its
     time is reported apart from the simulation's)."""
-    with step("loading the compiled simulator", note=COMPILING) as loading:
+    with step("loading the compiled simulator", note=COMPILING) as loading, cached_kernels():
         run_chunks(setup, seed, 0, 1, 1)
         compiled(loading, kernel.simulate_chunks, "compiling the simulator")
 

@@ -20,6 +20,7 @@ import numba as nb
 import numpy as np
 import numpy.typing as npt
 
+from feltlab.jit import cached_kernels
 from feltlab.simulate import DEFAULT_HANDS_PER_HOUR, kernel
 from feltlab.simulate.limits import BANKROLL_HANDS, check_session, threads_for
 from feltlab.simulate.rng import SESSION_STREAMS
@@ -292,7 +293,8 @@ def run_sessions(setup: Setup, bankroll: int | None, hands: int, sessions: int, 
 
 def load_session_kernel(setup: Setup, seed: int, bankroll: int) -> None:
     """Load (or the first time, compile) the session kernel, timed apart."""
-    with step("loading the compiled session simulator", note=COMPILING) as loading:
+    with step("loading the compiled session simulator", note=COMPILING) as loading, \
+            cached_kernels():
         kernel.sessions(setup.game, seed, SESSION_STREAMS, 1, 1, bankroll, setup.most_at_risk,
                         1, 1, len(setup.wager_names), *setup.arrays)
         compiled(loading, kernel.sessions, "compiling the session simulator")

@@ -53,6 +53,7 @@ class Server:
     base: str
     process: subprocess.Popen[bytes]
     log: Path
+    database: str
 
 
 @pytest.fixture(scope="session")
@@ -72,10 +73,11 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
            "FELTLAB_ARGON2_MEMORY_KIB": "1024", "FELTLAB_ARGON2_TIME_COST": "1",
            "XDG_CACHE_HOME": str(folder / "cache"), "XDG_DATA_HOME": str(folder / "data")}
     log = folder / "server.log"
+    database = f"sqlite:///{folder / 'web.sqlite3'}"
     with log.open("wb") as out:
         process = subprocess.Popen(
             [sys.executable, "-m", "feltlab", "serve", "--port", str(port), "--database",
-             f"sqlite:///{folder / 'web.sqlite3'}"],
+             database],
             env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
     base = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 90
@@ -89,7 +91,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     else:
         process.kill()
         pytest.fail(f"feltlab serve did not answer in 90 s: {log.read_text()}")
-    yield Server(base, process, log)
+    yield Server(base, process, log, database)
     with contextlib.suppress(ProcessLookupError):
         os.killpg(process.pid, signal.SIGTERM)
     try:
@@ -156,7 +158,7 @@ def watch() -> Watch:
 
 @pytest.fixture
 def desktop(browser: Any, watch: Watch) -> Iterator[Any]:
-    context = browser.new_context(viewport=DESKTOP, bypass_csp=True)  # waits use eval
+    context = browser.new_context(viewport=DESKTOP)
     _guard(context, watch)
     yield context
     context.close()
@@ -166,7 +168,7 @@ def desktop(browser: Any, watch: Watch) -> Iterator[Any]:
 @pytest.fixture
 def phone(browser: Any, watch: Watch) -> Iterator[Any]:
     context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True,
-                                  device_scale_factor=2, bypass_csp=True)
+                                  device_scale_factor=2)
     _guard(context, watch)
     yield context
     context.close()

@@ -3,8 +3,9 @@
 // rounds, the fairness proof and the strategy trainer. The server decides everything:
 // limits are refused by it, options come from the round, results from its settlement.
 import { api, el, header, ruleCard, rulesDetails, say, signed, resultClass, cardsNode,
-         splitCards, refreshBalance, store, keep } from "/static/common.js";
+         refreshBalance, store, keep } from "/static/common.js";
 import { verifyRound } from "/static/fair.js";
+import { seatRing, seatButtons, seatColour, timerText } from "/static/seats.js";
 
 const CHIPS = [1, 5, 25, 100, 500];
 const tableId = Number(window.location.pathname.split("/").pop());
@@ -12,6 +13,7 @@ const status = document.getElementById("status");
 const state = {
   table: null, card: null, chip: 5, bets: {}, history: [], colour: "red", round: null,
   busy: false, advice: null, adviceFor: null, lastWagers: store(`rebet:${tableId}`, null),
+  seat: null, updates: Promise.resolve(), seatViews: {}, seatViewsFor: null,
 };
 
 // --- drawing the felt --------------------------------------------------------------------
@@ -164,7 +166,7 @@ async function send(work) {
   state.busy = true; render();
   try {
     const round = await work();
-    await show(round);
+    if (!stale(round)) await show(round);
     await refreshBalance();
     if (round.phase === "complete") await lastRounds();
   } catch (error) {
@@ -194,13 +196,22 @@ async function show(round) {
       colour: round.colour ?? null, round: round.phase === "complete" ? round : null });
   }
   if (round && round.phase === "decisions" && round.options.length && trainerOn()) await advise();
+  if (state.table.shared) await revealSeats(round);
   render();
   if (round) narrate(round);
+  else if (state.table.shared) narrate({ phase: "complete", seat: null });
 }
 
 function narrate(round) {
-  if (round.phase === "complete") {
-    say(status, `Round over: ${signed(round.total)}. Place your chips for the next round (or Rebet), then Deal.`);
+  if (state.table.shared && state.seat === null) {
+    say(status, state.table.status === "open" ? "Take a seat to play: press a Sit at seat button."
+      : "This table is closed to new bets.");
+  } else if (state.table.shared && round.seat === null && round.phase !== "complete") {
+    say(status, round.phase === "wagers" ? "Betting is open: place your chips, then Place bets."
+      : "A round is being played; you bet in the next betting window.");
+  } else if (round.phase === "complete") {
+    say(status, round.seat === null ? `Round over. Place your chips for the next round, then ${dealName()}.`
+      : `Round over: ${signed(round.total)}. Place your chips for the next round (or Rebet), then ${dealName()}.`);
   } else if (round.options.length) {
     const labels = decisionButtons().filter((button) => optionFor(button, round))
       .map((button) => button.getAttribute("aria-label"));
@@ -211,6 +222,23 @@ function narrate(round) {
     say(status, `Waiting for seat ${round.to_act ?? "…"}.`);
   }
 }
+
+/** The other seats' hands laid out by the server once the round is over (and revealed). */
+async function revealSeats(round) {
+  if (!round || round.phase !== "complete") { state.seatViews = {}; state.seatViewsFor = null; return; }
+  if (state.seatViewsFor === round.id) return;
+  const views = {};
+  for (const other of round.others || []) {
+    if (!other.player) continue;
+    const cards = { player: other.player };
+    if (round.cards.community) cards.community = round.cards.community;
+    views[other.seat] = await api("POST", "/display", { rules: state.card.id, cards,
+      colour: state.card.colours.length ? seatColour(round, other.seat) : null });
+  }
+  state.seatViews = views; state.seatViewsFor = round.id;
+}
+
+function dealName() { return state.table.shared ? "Place bets" : "Deal"; }
 
 function decisionButtons() { return [...document.querySelectorAll("#decisions button")]; }
 
@@ -254,19 +282,9 @@ function renderHands() {
   document.getElementById("player-desc").textContent = view.player ? view.player.describe + nine : "";
   document.getElementById("bonus-hands").replaceChildren(...(view.bonus || []).map((bonus) =>
     el("li", {}, `${bonus.wager}: ${bonus.text}`)));
-  renderOthers(round);
   document.getElementById("settlement").hidden = !complete;
   if (complete) renderSettlement(round, view);
   else document.getElementById("settlement-body").replaceChildren();
-}
-
-function renderOthers(round) {
-  const box = document.getElementById("others");
-  const others = round && round.others ? round.others : [];
-  box.replaceChildren(...others.map((other) => el("div", { class: "other" },
-    `Seat ${other.seat} ${other.username}`,
-    other.player ? cardsNode(splitCards(other.player).map((text) => ({ text })), `Seat ${other.seat} cards`) : "",
-    other.total !== undefined ? el("div", { class: resultClass(other.total) }, signed(other.total)) : "")));
 }
 
 function renderSettlement(round, view) {
@@ -342,8 +360,26 @@ function renderProof() {
   document.getElementById("verify").disabled = !(round && round.seed);
 }
 
+/** Which controls the player needs now: chips and Deal, decisions, or neither. */
+function controlsMode() {
+  if (betting()) return "betting";
+  const round = state.round;
+  if (round && round.seat !== null && ["decisions", "reveal"].includes(round.phase)) return "deciding";
+  if (!state.table.shared && round && round.phase !== "complete") return "deciding";
+  return "watching";
+}
+
+function renderMode() {
+  const mode = controlsMode();
+  document.getElementById("controls").dataset.mode = mode;
+  document.getElementById("tray").hidden = mode !== "betting";
+  document.getElementById("bet-actions").hidden = mode !== "betting";
+  document.getElementById("decisions").hidden = mode !== "deciding";
+}
+
 function render() {
   if (!state.card) return;
+  renderMode();
   renderHands();
   renderSpots();
   renderDecisions();
@@ -364,17 +400,20 @@ async function lastRounds() {
 }
 
 function renderSeats() {
-  const panel = document.getElementById("seats-panel");
-  panel.hidden = !state.table.shared;
-  if (!state.table.shared) return;
-  const taken = Object.fromEntries((state.table.seated || []).map((item) => [item.seat, item.player]));
-  const list = document.getElementById("seat-list");
-  list.replaceChildren();
-  for (let seat = 1; seat <= state.table.seats; seat += 1) {
-    list.append(el("li", {}, taken[seat] ? `Seat ${seat}: ${taken[seat]}`
-      : el("button", { type: "button", class: "btn", disabled: state.seat !== null,
-        onclick: () => sit(seat) }, `Sit at seat ${seat}`)));
-  }
+  const shared = state.table.shared;
+  for (const id of ["seat-ring", "seat-actions", "timer"]) document.getElementById(id).hidden = !shared;
+  if (!shared) return;
+  document.getElementById("seat-ring").replaceChildren(
+    ...seatRing(state.table, state.round, state.seat, state.seatViews));
+  document.getElementById("seat-actions").replaceChildren(
+    ...seatButtons(state.table, state.seat, sit, leave));
+  tick();
+}
+
+function tick() {
+  const node = document.getElementById("timer");
+  node.textContent = timerText(state.table, state.round, state.seat);
+  node.classList.toggle("urgent", /\b[0-5] s\b/.test(node.textContent) && !node.textContent.startsWith("Betting opens"));
 }
 
 async function sit(seat) {
@@ -382,7 +421,16 @@ async function sit(seat) {
     state.table = { ...state.table, ...(await api("POST", `/tables/${tableId}/seats`, { seat })) };
     findSeat();
     render();
-    say(status, `You sit at seat ${seat}. Place your chips, then Deal to bet in this window.`);
+    say(status, `You sit at seat ${seat}. Place your chips, then press Place bets.`);
+  } catch (error) { say(status, error.message, true); }
+}
+
+async function leave() {
+  try {
+    state.table = { ...state.table, ...(await api("DELETE", `/tables/${tableId}/seats`)) };
+    findSeat();
+    render();
+    say(status, "You left your seat. Take a seat to play again.");
   } catch (error) { say(status, error.message, true); }
 }
 
@@ -391,15 +439,32 @@ function findSeat() {
   state.seat = state.table.shared ? (mine ? mine.seat : null) : 1;
 }
 
+/** A view older than the one shown (same round, fewer steps; or an earlier round). */
+function stale(round) {
+  const shown = state.round;
+  if (!round || !shown) return false;
+  if (round.id !== shown.id) return round.id < shown.id;
+  return (round.log || []).length < (shown.log || []).length;
+}
+
+async function applySnapshot(snapshot) {
+  state.table = snapshot;
+  findSeat();
+  if (stale(snapshot.round)) { render(); return; }
+  const finished = snapshot.round && snapshot.round.phase === "complete" &&
+    !(state.round && state.round.id === snapshot.round.id && state.round.phase === "complete");
+  await show(snapshot.round);
+  if (finished) await lastRounds();
+  await refreshBalance();
+}
+
 function live() {
   const scheme = window.location.protocol === "https:" ? "wss" : "ws";
   const socket = new WebSocket(`${scheme}://${window.location.host}/api/v1/tables/${tableId}/live`);
-  socket.addEventListener("message", async (event) => {
-    const snapshot = JSON.parse(event.data);
-    state.table = snapshot;
-    findSeat();
-    await show(snapshot.round);
-    refreshBalance().catch(() => {});
+  socket.addEventListener("message", (event) => {
+    const snapshot = JSON.parse(event.data);  // one update at a time, in order
+    state.updates = state.updates.then(() => applySnapshot(snapshot))
+      .catch((error) => say(status, error.message, true));
   });
   socket.addEventListener("close", () => setTimeout(live, 3000));
 }
@@ -548,11 +613,15 @@ async function start() {
   findSeat();
   drawSpots(); drawTray(); drawColours(); drawDecisions(); drawPays(); drawTrainer();
   await show(table.round);
-  if (!table.round) {
+  if (!table.round && !table.shared) {
     say(status, `Pick a chip, press the ${main.spot} spot (and any bonus), then Deal.`);
   }
   await lastRounds();
-  if (table.shared) live();
+  if (table.shared) {
+    document.getElementById("deal").textContent = "Place bets";
+    live();
+    setInterval(tick, 500);
+  }
 }
 
 start();

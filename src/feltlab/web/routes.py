@@ -2,14 +2,18 @@
 (:func:`mount_web` adds them to the table server's app).
 
 Pages are static files shipped in the package (``feltlab/web/static``: no CDN, no build
-step); each page gets the rule cards inlined so the lobby shows the games before anyone
-signs in. The JSON routes under ``/api/v1`` need a signed-in caller like every other
+step): each page file holds its ``<main>``, set into ``layout.html`` (the one ``<head>`` and
+navigation every page shares) with the rule cards inlined, so the lobby shows the games
+before anyone signs in. The JSON routes under ``/api/v1`` need a signed-in caller like every other
 API route, move no money and change nothing.
 """
 
 from __future__ import annotations
 
+import html
 import json
+import re
+from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -38,8 +42,26 @@ PAGE_HEADERS = {
     "X-Content-Type-Options": "nosniff", "Referrer-Policy": "same-origin",
     "Cache-Control": "no-cache",
 }
-PAGES = {"/": "lobby.html", "/dealer": "dealer.html", "/trainer": "trainer.html",
-         "/math": "math.html"}
+
+
+@dataclass(frozen=True)
+class Page:
+    """A page: the file holding its ``<main>``, its title, its script, its nav section."""
+
+    body: str
+    title: str
+    script: str
+    section: str
+
+
+NAV = (("/", "Lobby"), ("/trainer", "Strategy trainer"), ("/dealer", "Dealer trainer"),
+       ("/math", "Math"))
+PAGES = {"/": Page("lobby.html", "lobby", "lobby.js", "/"),
+         "/dealer": Page("dealer.html", "dealer trainer", "dealer.js", "/dealer"),
+         "/trainer": Page("trainer.html", "strategy trainer", "trainer.js", "/trainer"),
+         "/math": Page("math.html", "math", "math.js", "/math")}
+TABLE_PAGE = Page("table.html", "table", "table.js", "/")
+MATH_RULES_PAGE = Page("mathrules.html", "strategy card and charts", "mathrules.js", "/math")
 
 Caller_ = Annotated[Caller, Depends(current_caller)]
 ShortText = Annotated[str, StringConstraints(max_length=200)]
@@ -180,27 +202,41 @@ def _inline_cards() -> str:
     return text.replace("<", "\\u003c")
 
 
-def page(name: str) -> HTMLResponse:
-    html = _template(name).replace("{{RULECARDS}}", _inline_cards())
-    return HTMLResponse(html, headers=PAGE_HEADERS)
+def _nav(section: str) -> str:
+    current = ' aria-current="page"'
+    return "\n".join(f'    <a href="{path}"{current if path == section else ""}>{label}</a>'
+                      for path, label in NAV)
+
+
+def render_page(page: Page) -> str:
+    """The page's ``<main>`` in the shared layout (one pass: nothing inserted is expanded)."""
+    values = {"TITLE": html.escape(page.title), "SCRIPT": page.script,
+              "NAV": _nav(page.section), "BODY": _template(page.body),
+              "RULECARDS": _inline_cards()}
+    return re.sub(r"\{\{([A-Z]+)\}\}", lambda found: values[found.group(1)],
+                  _template("layout.html"))
+
+
+def page(shown: Page) -> HTMLResponse:
+    return HTMLResponse(render_page(shown), headers=PAGE_HEADERS)
 
 
 def pages_router() -> APIRouter:
     router = APIRouter(include_in_schema=False)
 
-    for path, name in PAGES.items():
-        def show(name: str = name) -> HTMLResponse:
-            return page(name)
+    for path, shown in PAGES.items():
+        def show(shown: Page = shown) -> HTMLResponse:
+            return page(shown)
         router.add_api_route(path, show, methods=["GET"], response_class=HTMLResponse)
 
     @router.get("/table/{table_id}", response_class=HTMLResponse)
     def table_page(table_id: int) -> HTMLResponse:
-        return page("table.html")
+        return page(TABLE_PAGE)
 
     @router.get("/math/{rules_id}", response_class=HTMLResponse)
     def math_rules_page(rules_id: str) -> HTMLResponse:
         known_rules(rules_id)
-        return page("mathrules.html")
+        return page(MATH_RULES_PAGE)
 
     @router.get("/math/{rules_id}/fragment", response_class=HTMLResponse)
     async def math_fragment(rules_id: str) -> HTMLResponse:

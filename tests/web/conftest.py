@@ -9,6 +9,7 @@ unless ``FELTLAB_REQUIRE_CHROMIUM=1``: then they fail. Screenshots go to
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
 import signal
 import socket
@@ -23,7 +24,12 @@ from urllib.parse import urlparse
 
 import httpx
 import pytest
+from fastapi.testclient import TestClient
 
+from feltlab.server.app import create_app
+from feltlab.server.auth import AuthSettings
+
+_api_names = itertools.count(1)
 SRC = str(Path(__file__).resolve().parents[2] / "src")
 CHROMIUM = os.environ.get("FELTLAB_CHROMIUM", "/usr/bin/chromium")
 REQUIRE = os.environ.get("FELTLAB_REQUIRE_CHROMIUM") == "1"
@@ -173,3 +179,25 @@ def phone(browser: Any, watch: Watch) -> Iterator[Any]:
     yield context
     context.close()
     watch.check()
+
+
+@pytest.fixture(scope="module")
+def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
+    """The ASGI app in process on a temporary SQLite database (no browser)."""
+    folder: Path = tmp_path_factory.mktemp("web-api")
+    app = create_app(f"sqlite:///{folder / 'web.sqlite3'}",
+                     AuthSettings(argon2_time_cost=1, argon2_memory_kib=1024), timers=False)
+    with TestClient(app) as test_client:
+        yield test_client
+    app.state.services.engine.dispose()
+
+
+@pytest.fixture
+def headers(client: TestClient) -> dict[str, str]:
+    """A new signed-up player's bearer header."""
+    name = f"webapi{next(_api_names)}"
+    body = {"username": name, "password": "correct horse"}
+    assert client.post("/api/v1/accounts", json=body).status_code == 201
+    token = client.post("/api/v1/login", json=body).json()["token"]
+    client.cookies.clear()
+    return {"Authorization": f"Bearer {token}"}

@@ -259,6 +259,7 @@ def test_par_sheet_and_strategy_page(server: Server, desktop: Any, artifacts: Pa
     page.wait_for_selector("h1", timeout=60_000)
     assert page.locator("h1").text_content() == "PAR sheet: 9 Card Flush"
     assert page.locator("table.overview").count() == 1
+    assert page.get_by_role("link", name="← Strategy card and charts").is_visible()
     shot(page, artifacts, "par-sheet-nine-card-flush")
     page.goto(server.base + "/math/nine-card-flush")
     page.wait_for_selector("#math-body table.overview", timeout=60_000)

@@ -70,7 +70,8 @@ class Player:
         return self.frames[-1]["round"]
 
 
-def seated_player(context: Any, server: Server, title: str, seat: int) -> Player:
+def seated_player(context: Any, server: Server, title: str, seat: int, lobby_shot: Path
+                  ) -> Player:
     page = context.new_page()
     player = Player(page)
     page.add_init_script(RECORD_DOM)
@@ -79,6 +80,7 @@ def seated_player(context: Any, server: Server, title: str, seat: int) -> Player
     player.name = sign_up(page, server)
     join = page.get_by_role("link", name=f"Join {title}")
     join.wait_for(timeout=TIMEOUT)
+    page.screenshot(path=str(lobby_shot), full_page=True)
     join.click()
     page.wait_for_url(re.compile(r".*/table/\d+$"))
     button(page, f"Sit at seat {seat}").click()
@@ -199,8 +201,8 @@ def check_nothing_hidden_leaked(player: Player, seat: int) -> None:
 def test_two_players_at_a_shared_table(rules_id: str, server: Server, desktop: Any,
                                        phone: Any, artifacts: Path) -> None:
     table_id, title = open_shared_table(server, rules_id)
-    alice = seated_player(desktop, server, title, 1)
-    bob = seated_player(phone, server, title, 2)
+    alice = seated_player(desktop, server, title, 1, artifacts / "lobby-shared-desktop.png")
+    bob = seated_player(phone, server, title, 2, artifacts / "lobby-shared-phone.png")
     wait_seat(alice.page, 2, bob.name)
     assert "Seat 2: " + bob.name in seat_text(alice.page, 2)
     assert button(alice.page, "Sit at seat 3").count() == 0  # seated: no other seat offered

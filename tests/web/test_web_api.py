@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,31 +11,7 @@ from feltlab.cards import full_deck
 from feltlab.engine import ChooseColour, Deal, HandState, PlaceWager, Play, Reveal
 from feltlab.payout import settle_request
 from feltlab.rules import builtin_ids, load_rules
-from feltlab.server.app import create_app
-from feltlab.server.auth import AuthSettings
 from feltlab.web.catalogue import deal_layout, rule_card
-
-_names = itertools.count(1)
-
-
-@pytest.fixture(scope="module")
-def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
-    folder: Path = tmp_path_factory.mktemp("web-api")
-    app = create_app(f"sqlite:///{folder / 'web.sqlite3'}",
-                     AuthSettings(argon2_time_cost=1, argon2_memory_kib=1024), timers=False)
-    with TestClient(app) as test_client:
-        yield test_client
-    app.state.services.engine.dispose()
-
-
-@pytest.fixture
-def headers(client: TestClient) -> dict[str, str]:
-    name = f"webapi{next(_names)}"
-    body = {"username": name, "password": "correct horse"}
-    assert client.post("/api/v1/accounts", json=body).status_code == 201
-    token = client.post("/api/v1/login", json=body).json()["token"]
-    client.cookies.clear()
-    return {"Authorization": f"Bearer {token}"}
 
 
 @pytest.mark.parametrize("rules_id", builtin_ids())

@@ -28,11 +28,11 @@ from starlette.concurrency import run_in_threadpool
 from feltlab.cards import CardError
 from feltlab.payout import RequestError
 from feltlab.rules import RulesError, builtin_ids
-from feltlab.server.api.deps import current_caller
+from feltlab.server.api.deps import ServicesDep, current_caller
 from feltlab.server.auth import Caller
 from feltlab.server.errors import ApiError
 from feltlab.settle import WagerError
-from feltlab.web import catalogue, display, mathpages, trainer
+from feltlab.web import catalogue, display, mathpages, scores, trainer
 
 STATIC = Path(str(resources.files("feltlab.web") / "static"))
 PAGE_HEADERS = {
@@ -87,12 +87,17 @@ class AdviceRequest(Strict):
     bets: Annotated[list[int], Field(max_length=3)] = Field(default_factory=list)
     ante: Annotated[int, Field(ge=1, le=1_000_000)] = 1
     chosen: dict[str, Any] | None = None
+    record: bool = False
+    """Count the verdict on ``chosen`` in the caller's strategy-trainer score."""
 
 
 class DealerCheck(Strict):
     request: dict[str, Any]
     answers: Annotated[dict[Annotated[str, StringConstraints(max_length=20)],
                             Annotated[int, Field(ge=-10**13, le=10**13)]], Field(max_length=12)]
+    millis: Annotated[int, Field(ge=0, le=86_400_000)] = 0
+    record: bool = False
+    """Count the check (and ``millis`` taken) in the caller's dealer-trainer score."""
 
 
 class SolveRequest(Strict):
@@ -143,16 +148,22 @@ def api_router() -> APIRouter:
         return view
 
     @router.post("/advice")
-    async def advice(body: AdviceRequest, caller: Caller_) -> dict[str, Any]:
+    async def advice(body: AdviceRequest, caller: Caller_, found: ServicesDep
+                     ) -> dict[str, Any]:
         """The advisor's exact EV of every option for one decision, and the verdict on
-        ``chosen`` (right, or the cost in units of the main wager)."""
+        ``chosen`` (right, or the cost in units of the main wager); with ``record``, the
+        verdict counts in the caller's score, answered as ``score``."""
         known_rules(body.rules)
         try:
-            return await run_in_threadpool(
+            answer: dict[str, Any] = await run_in_threadpool(
                 trainer.advice_for, body.rules, body.player, body.community, body.colour,
                 body.bets, body.ante, body.chosen)
         except BAD_INPUT as error:
             raise refusal(error) from None
+        if body.record and "verdict" in answer:
+            answer["score"] = await run_in_threadpool(
+                scores.record_verdict, found, caller.user_id, body.rules, answer["verdict"])
+        return answer
 
     @router.get("/drills")
     async def drill(caller: Caller_, rules: Annotated[str, Query(max_length=64)],
@@ -167,12 +178,18 @@ def api_router() -> APIRouter:
         return trainer.dealer_round(known_rules(rules))
 
     @router.post("/dealer-checks")
-    def dealer_check(body: DealerCheck, caller: Caller_) -> dict[str, Any]:
-        """The trainee's results checked against the engine's settlement."""
+    def dealer_check(body: DealerCheck, caller: Caller_, found: ServicesDep) -> dict[str, Any]:
+        """The trainee's results checked against the engine's settlement; with ``record``,
+        the check counts in the caller's score, answered as ``score``."""
         try:
-            return trainer.check_payouts(body.request, body.answers)
+            answer = trainer.check_payouts(body.request, body.answers)
         except BAD_INPUT as error:
             raise refusal(error) from None
+        if body.record:
+            answer["score"] = scores.record_check(found, caller.user_id,
+                                                  str(body.request["rules"]), answer,
+                                                  body.millis / 1000)
+        return answer
 
     @router.get("/paytable-solver/{rules_id}")
     def solver_wagers(rules_id: str, caller: Caller_) -> list[dict[str, Any]]:
@@ -260,5 +277,6 @@ def pages_router() -> APIRouter:
 def mount_web(app: FastAPI) -> None:
     """Add the pages, their assets and the pages' JSON routes to the server's app."""
     app.include_router(api_router())
+    app.include_router(scores.scores_router())
     app.include_router(pages_router())
     app.mount("/static", StaticFiles(directory=STATIC), name="static")

@@ -375,6 +375,7 @@ function renderMode() {
   document.getElementById("tray").hidden = mode !== "betting";
   document.getElementById("bet-actions").hidden = mode !== "betting";
   document.getElementById("decisions").hidden = mode !== "deciding";
+  document.getElementById("seat-actions").hidden = !state.table.shared || mode === "deciding";
 }
 
 function render() {
@@ -401,7 +402,7 @@ async function lastRounds() {
 
 function renderSeats() {
   const shared = state.table.shared;
-  for (const id of ["seat-ring", "seat-actions", "timer"]) document.getElementById(id).hidden = !shared;
+  for (const id of ["seat-ring", "timer"]) document.getElementById(id).hidden = !shared;
   if (!shared) return;
   document.getElementById("seat-ring").replaceChildren(
     ...seatRing(state.table, state.round, state.seat, state.seatViews));

@@ -222,6 +222,10 @@ def test_strategy_trainer(server: Server, desktop: Any, artifacts: Path) -> None
     assert "Accuracy" in page.locator("#trainer-score").text_content()
     wait_settled(page)
     shot(page, artifacts, "trainer-verdict")
+    page.evaluate("() => localStorage.removeItem('feltlab:trainer:score:high-card-flush')")
+    page.reload()  # the score is the server's, not the browser's
+    page.locator("#trainer-score", has_text="Accuracy").wait_for(timeout=TIMEOUT)
+    assert "of 1 (" in page.locator("#trainer-score").text_content()
     page.goto(server.base + "/trainer?rules=nine-card-flush")
     page.get_by_label("Close decisions only").check()
     page.get_by_role("button", name="New hand").click()
@@ -250,6 +254,9 @@ def test_dealer_trainer(server: Server, desktop: Any, artifacts: Path) -> None:
     page.get_by_role("button", name="Next step").click()
     assert page.locator("#procedure li.current").count() == 1
     shot(page, artifacts, "dealer-trainer-checked")
+    page.evaluate("() => localStorage.clear()")
+    page.reload()  # the score is the server's, not the browser's
+    page.locator("#dealer-score", has_text="1 of 1 rounds perfect").wait_for(timeout=TIMEOUT)
 
 
 def test_par_sheet_and_strategy_page(server: Server, desktop: Any, artifacts: Path) -> None:

@@ -178,6 +178,7 @@ def check_nothing_hidden_leaked(player: Player, seat: int) -> None:
               if not (frame.get("round") and frame["round"]["id"] == final["id"]
                       and frame["round"]["phase"] == "complete")]
     assert before, "no frame came before the reveal"
+    assert any(tokens(frame) >= mine for frame in before), "own cards never seen in a frame"
     for frame in before:
         shown = tokens(frame)
         turned = (frame.get("round") or {}).get("cards", {}).get("community", "").split()
@@ -187,6 +188,7 @@ def check_nothing_hidden_leaked(player: Player, seat: int) -> None:
     snapshots = player.page.evaluate("() => window.__feltDom")
     unsettled = [item["html"] for item in snapshots if not item["settled"]]
     assert unsettled, "no DOM state was recorded before the settlement"
+    assert any(dom_cards(html) >= mine for html in unsettled), "own cards never seen on the page"
     for html in unsettled:
         shown = dom_cards(html)
         assert not shown & hidden, f"seat {seat}'s page showed hidden cards {shown & hidden}"

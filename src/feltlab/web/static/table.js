@@ -14,6 +14,7 @@ const state = {
   table: null, card: null, chip: 5, bets: {}, history: [], colour: "red", round: null,
   busy: false, advice: null, adviceFor: null, lastWagers: store(`rebet:${tableId}`, null),
   seat: null, updates: Promise.resolve(), seatViews: {}, seatViewsFor: null,
+  score: null,  // the strategy trainer's score at this rule set, kept by the server
 };
 
 // --- drawing the felt --------------------------------------------------------------------
@@ -519,14 +520,10 @@ async function judge(chosen) {
   const round = state.round;
   const input = adviceInput(round);
   try {
-    const answer = await api("POST", "/advice", { ...input, chosen });
+    const answer = await api("POST", "/advice", { ...input, chosen, record: true });
     const verdict = answer.verdict;
     state.judged = true;
-    const score = store(`trainer:score:${state.card.id}`, { right: 0, total: 0, cost: 0 });
-    score.total += 1;
-    if (verdict.right) score.right += 1;
-    score.cost += verdict.cost;
-    keep(`trainer:score:${state.card.id}`, score);
+    state.score = answer.score;
     const node = document.getElementById("verdict");
     node.className = `verdict ${verdict.right ? "right" : "wrong"}`;
     node.textContent = verdict.right ? `Right: ${verdict.chosen} is the best play.`
@@ -545,8 +542,8 @@ async function judge(chosen) {
 }
 
 function drawScore() {
-  const score = store(`trainer:score:${state.card.id}`, { right: 0, total: 0, cost: 0 });
-  document.getElementById("trainer-score").textContent = score.total
+  const score = state.score;
+  document.getElementById("trainer-score").textContent = score && score.total
     ? `Accuracy ${score.right} of ${score.total} (${(100 * score.right / score.total).toFixed(1)}%) · total cost ${score.cost.toFixed(3)} units`
     : "No decisions judged yet at this rule set.";
 }
@@ -612,13 +609,15 @@ async function start() {
   const main = wagerByName(state.card.main_wager);
   state.chip = CHIPS.filter((chip) => chip <= Math.max(main.min, 5) && chip <= main.max).pop() || 1;
   findSeat();
+  state.score = me ? (await api("GET", "/me/trainer-scores")).strategy[state.card.id] ?? null : null;
   drawSpots(); drawTray(); drawColours(); drawDecisions(); drawPays(); drawTrainer();
   await show(table.round);
   if (!table.round && !table.shared) {
     say(status, `Pick a chip, press the ${main.spot} spot (and any bonus), then Deal.`);
   }
   await lastRounds();
-  if (table.shared) {
+  if (table.shared) {  // a shared deck takes no player's seed
+    document.getElementById("client-seed-box").hidden = true;
     document.getElementById("deal").textContent = "Place bets";
     live();
     setInterval(tick, 500);

@@ -26,6 +26,7 @@ from web.conftest import Server
 from web.test_browser import TIMEOUT, balance, button, enabled_decisions, shot, sign_up
 
 CARD = re.compile(r"^[2-9TJQKA][shdc]$")
+TABLE_API = re.compile(r"/api/v1/(tables|rounds)(/|$|\?)")
 RANK_NAMES = {"A": "ace", "K": "king", "Q": "queen", "J": "jack", "T": "10"}
 SUIT_NAMES = {"s": "spades", "h": "hearts", "d": "diamonds", "c": "clubs"}
 SUIT_SYMBOLS = {"s": "♠", "h": "♥", "d": "♦", "c": "♣"}
@@ -65,6 +66,7 @@ class Player:
     page: Any
     name: str = ""
     frames: list[dict[str, Any]] = field(default_factory=list)
+    answers: list[Any] = field(default_factory=list)  # the API's answers about the table
 
     def round(self) -> dict[str, Any]:
         return self.frames[-1]["round"]
@@ -77,6 +79,9 @@ def seated_player(context: Any, server: Server, title: str, seat: int, lobby_sho
     page.add_init_script(RECORD_DOM)
     page.on("websocket", lambda socket: socket.on(
         "framereceived", lambda payload: player.frames.append(json.loads(payload))))
+    page.on("response", lambda response: player.answers.append(response)
+            if TABLE_API.search(response.url)
+            and "/table/" in response.request.headers.get("referer", "") else None)
     player.name = sign_up(page, server)
     join = page.get_by_role("link", name=f"Join {title}")
     join.wait_for(timeout=TIMEOUT)
@@ -165,6 +170,14 @@ def dom_cards(html: str) -> set[str]:
     return found
 
 
+def as_table_view(answer: Any) -> dict[str, Any]:
+    """An API answer in the live frames' shape: a round view becomes {"round": view}; a
+    list of tables is checked as one document."""
+    if isinstance(answer, dict) and "phase" in answer:
+        return {"round": answer}
+    return answer if isinstance(answer, dict) else {"tables": answer}
+
+
 def check_nothing_hidden_leaked(player: Player, seat: int) -> None:
     final = player.round()
     assert final["phase"] == "complete"
@@ -174,9 +187,12 @@ def check_nothing_hidden_leaked(player: Player, seat: int) -> None:
     for other in final["others"]:
         hidden |= set(other["player"].split())
     assert hidden, "the round revealed no dealer's or other seat's cards to check"
-    before = [frame for frame in player.frames
+    answered = [as_table_view(response.json()) for response in player.answers
+                if response.ok and response.request.method in ("GET", "POST")]
+    before = [frame for frame in [*player.frames, *answered]
               if not (frame.get("round") and frame["round"]["id"] == final["id"]
                       and frame["round"]["phase"] == "complete")]
+    assert len(answered) >= 3, "the page's own API answers were not recorded"
     assert before, "no frame came before the reveal"
     assert any(tokens(frame) >= mine for frame in before), "own cards never seen in a frame"
     for frame in before:

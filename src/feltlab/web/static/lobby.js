@@ -144,6 +144,8 @@ async function showRecall() {
     : [el("li", { class: "hint" }, "No rounds yet.")]));
 }
 
+let sharedTimer = null;
+
 async function start() {
   me = await header("practice");
   showAccount();
@@ -152,6 +154,7 @@ async function start() {
     say(status, "");
     await Promise.all([showShared(), showRecall()]).catch((error) =>
       say(document.getElementById("player-status"), error.message, true));
+    if (!sharedTimer) sharedTimer = setInterval(() => showShared().catch(() => {}), 15000);
   }
 }
 

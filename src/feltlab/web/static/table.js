@@ -38,7 +38,8 @@ function drawSpots() {
       el("span", { class: "spot-stack", "aria-hidden": "true" }));
     spots.append(el("div", { class: "spot-wrap" }, button,
       el("span", { class: "spot-limits", id: describe },
-        el("span", { class: "spot-bet" }), `${wager.min}-${wager.max.toLocaleString("en-US")}`,
+        el("span", { class: "spot-bet" }),
+        el("span", { class: "nowrap" }, `${wager.min}-${wager.max.toLocaleString("en-US")}`),
         wager.required ? " · required" : "")));
   }
   for (const wager of state.card.decision_wagers) {

@@ -274,5 +274,6 @@ def test_two_players_at_a_shared_table(rules_id: str, server: Server, desktop: A
 
     button(alice.page, "Leave seat").click()
     button(alice.page, "Sit at seat 1").wait_for(timeout=TIMEOUT)
+    shot(alice.page, artifacts, f"shared-{rules_id}-desktop-left")
     bob.page.locator("#seat-1").wait_for(state="detached", timeout=TIMEOUT)
     assert table_id > 0

@@ -13,7 +13,7 @@ const status = document.getElementById("status");
 const state = {
   table: null, card: null, chip: 5, bets: {}, history: [], colour: "red", round: null,
   busy: false, advice: null, adviceFor: null, lastWagers: store(`rebet:${tableId}`, null),
-  seat: null, updates: Promise.resolve(), seatViews: {}, seatViewsFor: null,
+  seat: null, updates: Promise.resolve(), seatViews: {}, seatViewsFor: null, viewKey: null,
   score: null,  // the strategy trainer's score at this rule set, kept by the server
 };
 
@@ -190,13 +190,21 @@ function layoutCount(to) {
   return state.card.deal.filter((part) => part.to === to).reduce((sum, part) => sum + part.count, 0);
 }
 
+/** The round's cards as the server lays them out (asked again only when they change). */
+async function layOut(round) {
+  if (!round || !Object.keys(round.cards || {}).length) return null;
+  const complete = round.phase === "complete";
+  const key = JSON.stringify([round.id, round.cards, round.colour ?? null, complete]);
+  if (state.viewKey === key) return state.view;
+  const view = await api("POST", "/display", { rules: state.card.id, cards: round.cards,
+    colour: round.colour ?? null, round: complete ? round : null });
+  state.viewKey = key;
+  return view;
+}
+
 async function show(round) {
   state.round = round;
-  state.view = null;
-  if (round && Object.keys(round.cards || {}).length) {
-    state.view = await api("POST", "/display", { rules: state.card.id, cards: round.cards,
-      colour: round.colour ?? null, round: round.phase === "complete" ? round : null });
-  }
+  state.view = await layOut(round);
   if (round && round.phase === "decisions" && round.options.length && trainerOn()) await advise();
   if (state.table.shared) await revealSeats(round);
   render();
@@ -457,8 +465,7 @@ async function applySnapshot(snapshot) {
   const finished = snapshot.round && snapshot.round.phase === "complete" &&
     !(state.round && state.round.id === snapshot.round.id && state.round.phase === "complete");
   await show(snapshot.round);
-  if (finished) await lastRounds();
-  await refreshBalance();
+  if (finished) await Promise.all([lastRounds(), refreshBalance()]);
 }
 
 function live() {

@@ -200,7 +200,9 @@ def check_nothing_hidden_leaked(player: Player, seat: int) -> None:
         turned = (frame.get("round") or {}).get("cards", {}).get("community", "").split()
         assert not shown & hidden, f"seat {seat} received hidden cards {shown & hidden}"
         assert shown <= mine | set(turned), f"seat {seat} received cards {shown - mine}"
-        assert turned == community[:len(turned)] and len(turned) < max(len(community), 1)
+        assert turned == community[:len(turned)], f"community cards out of order: {turned}"
+        assert len(turned) < max(len(community), 1), f"seat {seat} saw every community card" \
+            f" before the round was over: {turned}"
     snapshots = player.page.evaluate("() => window.__feltDom")
     unsettled = [item["html"] for item in snapshots if not item["settled"]]
     assert unsettled, "no DOM state was recorded before the settlement"
@@ -209,8 +211,8 @@ def check_nothing_hidden_leaked(player: Player, seat: int) -> None:
         shown = dom_cards(html)
         assert not shown & hidden, f"seat {seat}'s page showed hidden cards {shown & hidden}"
         assert shown <= mine | set(community)
-        turned = shown & set(community)
-        assert len(turned) < max(len(community), 1) or not community
+        assert len(shown & set(community)) < max(len(community), 1), \
+            f"seat {seat}'s page showed every community card before the round was over"
     settled = [item["html"] for item in snapshots if item["settled"]]
     assert hidden <= dom_cards(settled[-1]), "the reveal is not on the page"
 

@@ -284,6 +284,8 @@ def test_phone_size(server: Server, phone: Any, artifacts: Path) -> None:
     before, total, _ = play_round(page, first(["Play"]))
     check_balance(page, before, total)
     shot(page, artifacts, "phone-table-nine-card-flush")
+    page.evaluate("() => window.scrollTo(0, 0)")
+    page.screenshot(path=str(artifacts / "phone-table-nine-card-flush-screen.png"))
     wide: int = page.evaluate("document.documentElement.scrollWidth")
     assert wide <= 390, f"the table page is {wide} px wide on a 390 px phone"
     page.goto(server.base + "/dealer")

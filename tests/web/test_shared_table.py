@@ -72,9 +72,13 @@ class Player:
         return self.frames[-1]["round"]
 
 
-def seated_player(context: Any, server: Server, title: str, seat: int, lobby_shot: Path
-                  ) -> Player:
+def seated_player(context: Any, server: Server, title: str, seat: int, lobby_shot: Path,
+                  clock_ahead: int = 0) -> Player:
+    """A new player on ``context`` sitting at the table (its clock ``clock_ahead`` seconds
+    off the server's: the timers must still count down the server's deadlines)."""
     page = context.new_page()
+    if clock_ahead:
+        page.clock.set_system_time(time.time() + clock_ahead)
     player = Player(page)
     page.add_init_script(RECORD_DOM)
     page.on("websocket", lambda socket: socket.on(
@@ -221,7 +225,8 @@ def check_nothing_hidden_leaked(player: Player, seat: int) -> None:
 def test_two_players_at_a_shared_table(rules_id: str, server: Server, desktop: Any,
                                        phone: Any, artifacts: Path) -> None:
     table_id, title = open_shared_table(server, rules_id)
-    alice = seated_player(desktop, server, title, 1, artifacts / "lobby-shared-desktop.png")
+    alice = seated_player(desktop, server, title, 1, artifacts / "lobby-shared-desktop.png",
+                          clock_ahead=3600)
     bob = seated_player(phone, server, title, 2, artifacts / "lobby-shared-phone.png")
     wait_seat(alice.page, 2, bob.name)
     assert "Seat 2: " + bob.name in seat_text(alice.page, 2)
@@ -242,6 +247,7 @@ def test_two_players_at_a_shared_table(rules_id: str, server: Server, desktop: A
     button(bob.page, "Place bets").click()  # every seat has bet: the deal
     bob.page.locator("#timer", has_text="Seat 1").wait_for(timeout=TIMEOUT)
     alice.page.locator("#timer", has_text="Your turn").wait_for(timeout=TIMEOUT)
+    assert 60 < timer_seconds(alice.page) <= 90  # alice's clock is an hour fast
     counts_down(alice.page)
     assert enabled_decisions(alice.page) and not enabled_decisions(bob.page)
     shot(alice.page, artifacts, f"shared-{rules_id}-desktop-turn")

@@ -87,9 +87,12 @@ export function secondsLeft(round, clockOffset = 0) {
   return Math.max(0, Math.ceil(left));
 }
 
-/** The timer's words: the betting window, or whose turn and how long is left. */
+/** The timer's words: the betting window, or whose turn and how long is left (never more
+ * than the window itself: the clock offset is known to a second or two). */
 export function timerText(table, round, mySeat, clockOffset = 0) {
-  const left = secondsLeft(round, clockOffset);
+  const span = round && round.phase === "wagers" ? table.betting_seconds : table.decision_seconds;
+  const estimate = secondsLeft(round, clockOffset);
+  const left = estimate === null ? null : Math.min(estimate, span);
   if (left === null) {
     if (table.status !== "open") return "This table is closed to new bets.";
     return `Betting opens with the first bet: ${table.betting_seconds} s to bet, ` +

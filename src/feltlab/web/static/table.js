@@ -3,7 +3,7 @@
 // rounds, the fairness proof and the strategy trainer. The server decides everything:
 // limits are refused by it, options come from the round, results from its settlement.
 import { api, el, header, ruleCard, rulesDetails, say, signed, resultClass, cardsNode,
-         refreshBalance, store, keep } from "/static/common.js";
+         refreshBalance, serverClockOffset, store, keep } from "/static/common.js";
 import { verifyRound } from "/static/fair.js";
 import { seatRing, seatButtons, seatColour, timerText } from "/static/seats.js";
 
@@ -423,7 +423,7 @@ function renderSeats() {
 
 function tick() {
   const node = document.getElementById("timer");
-  node.textContent = timerText(state.table, state.round, state.seat);
+  node.textContent = timerText(state.table, state.round, state.seat, serverClockOffset());
   node.classList.toggle("urgent", /\b[0-5] s\b/.test(node.textContent) && !node.textContent.startsWith("Betting opens"));
 }
 

@@ -9,6 +9,7 @@ unless ``FELTLAB_REQUIRE_CHROMIUM=1``: then they fail. Screenshots go to
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
 import signal
 import socket
@@ -23,7 +24,12 @@ from urllib.parse import urlparse
 
 import httpx
 import pytest
+from fastapi.testclient import TestClient
 
+from feltlab.server.app import create_app
+from feltlab.server.auth import AuthSettings
+
+_api_names = itertools.count(1)
 SRC = str(Path(__file__).resolve().parents[2] / "src")
 CHROMIUM = os.environ.get("FELTLAB_CHROMIUM", "/usr/bin/chromium")
 REQUIRE = os.environ.get("FELTLAB_REQUIRE_CHROMIUM") == "1"
@@ -53,6 +59,7 @@ class Server:
     base: str
     process: subprocess.Popen[bytes]
     log: Path
+    database: str
 
 
 @pytest.fixture(scope="session")
@@ -72,10 +79,11 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
            "FELTLAB_ARGON2_MEMORY_KIB": "1024", "FELTLAB_ARGON2_TIME_COST": "1",
            "XDG_CACHE_HOME": str(folder / "cache"), "XDG_DATA_HOME": str(folder / "data")}
     log = folder / "server.log"
+    database = f"sqlite:///{folder / 'web.sqlite3'}"
     with log.open("wb") as out:
         process = subprocess.Popen(
             [sys.executable, "-m", "feltlab", "serve", "--port", str(port), "--database",
-             f"sqlite:///{folder / 'web.sqlite3'}"],
+             database],
             env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
     base = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 90
@@ -89,7 +97,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     else:
         process.kill()
         pytest.fail(f"feltlab serve did not answer in 90 s: {log.read_text()}")
-    yield Server(base, process, log)
+    yield Server(base, process, log, database)
     with contextlib.suppress(ProcessLookupError):
         os.killpg(process.pid, signal.SIGTERM)
     try:
@@ -156,7 +164,7 @@ def watch() -> Watch:
 
 @pytest.fixture
 def desktop(browser: Any, watch: Watch) -> Iterator[Any]:
-    context = browser.new_context(viewport=DESKTOP, bypass_csp=True)  # waits use eval
+    context = browser.new_context(viewport=DESKTOP)
     _guard(context, watch)
     yield context
     context.close()
@@ -166,8 +174,30 @@ def desktop(browser: Any, watch: Watch) -> Iterator[Any]:
 @pytest.fixture
 def phone(browser: Any, watch: Watch) -> Iterator[Any]:
     context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True,
-                                  device_scale_factor=2, bypass_csp=True)
+                                  device_scale_factor=2)
     _guard(context, watch)
     yield context
     context.close()
     watch.check()
+
+
+@pytest.fixture(scope="module")
+def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
+    """The ASGI app in process on a temporary SQLite database (no browser)."""
+    folder: Path = tmp_path_factory.mktemp("web-api")
+    app = create_app(f"sqlite:///{folder / 'web.sqlite3'}",
+                     AuthSettings(argon2_time_cost=1, argon2_memory_kib=1024), timers=False)
+    with TestClient(app) as test_client:
+        yield test_client
+    app.state.services.engine.dispose()
+
+
+@pytest.fixture
+def headers(client: TestClient) -> dict[str, str]:
+    """A new signed-up player's bearer header."""
+    name = f"webapi{next(_api_names)}"
+    body = {"username": name, "password": "correct horse"}
+    assert client.post("/api/v1/accounts", json=body).status_code == 201
+    token = client.post("/api/v1/login", json=body).json()["token"]
+    client.cookies.clear()
+    return {"Authorization": f"Bearer {token}"}

@@ -50,7 +50,7 @@ def open_practice(page: Any, server: Server, rules_id: str) -> None:
     button(page, f"Practice {load_rules(rules_id).name}").click()
     page.wait_for_url(re.compile(r".*/table/\d+$"))
     button(page, "Deal").wait_for()
-    page.wait_for_function("document.querySelector('#status').textContent.length > 0")
+    page.wait_for_selector("#status:not(:empty)", timeout=TIMEOUT)
 
 
 def enabled_decisions(page: Any) -> list[str]:
@@ -62,7 +62,7 @@ def enabled_decisions(page: Any) -> list[str]:
 
 def wait_settled(page: Any) -> None:
     page.wait_for_selector("#round-total", timeout=TIMEOUT)
-    page.wait_for_function("!document.querySelector('#deal').disabled", timeout=TIMEOUT)
+    page.wait_for_selector("#deal:not([disabled])", timeout=TIMEOUT)
 
 
 def play_round(page: Any, choose: Any) -> tuple[int, int, list[str]]:
@@ -70,20 +70,18 @@ def play_round(page: Any, choose: Any) -> tuple[int, int, list[str]]:
     round settles; the balance before, the round's total and the decisions taken."""
     before = balance(page)
     button(page, "Deal").click()
-    page.wait_for_function("!document.querySelector('#round-total')", timeout=TIMEOUT)
+    page.wait_for_selector("#round-total", state="detached", timeout=TIMEOUT)
     taken: list[str] = []
     while True:
-        page.wait_for_function(
-            "document.querySelector('#round-total') || "
-            "[...document.querySelectorAll('#decisions button')].some(b => !b.disabled)",
-            timeout=TIMEOUT)
+        page.wait_for_selector("#round-total, #decisions button:not([disabled])",
+                               timeout=TIMEOUT)
         if page.query_selector("#round-total"):
             break
         decision = choose(enabled_decisions(page))
         taken.append(decision)
         button(page, decision).click()
         page.wait_for_function(
-            "document.querySelector('#round-total') || "
+            "() => document.querySelector('#round-total') || "
             "[...document.querySelectorAll('#decisions button')].every(b => b.disabled)",
             timeout=TIMEOUT)
     wait_settled(page)
@@ -92,8 +90,8 @@ def play_round(page: Any, choose: Any) -> tuple[int, int, list[str]]:
 
 
 def check_balance(page: Any, before: int, total: int) -> None:
-    page.wait_for_function(f"Number(document.querySelector('#balance').textContent) === "
-                           f"{before + total}", timeout=TIMEOUT)
+    page.wait_for_function("(wanted) => Number(document.querySelector('#balance')"
+                           ".textContent) === wanted", arg=before + total, timeout=TIMEOUT)
 
 
 def first(preferred: list[str]) -> Any:
@@ -139,8 +137,7 @@ def test_practice_round_of_each_rule_set(rules_id: str, server: Server, desktop:
     assert rows.count() >= len(spots)
     shot(page, artifacts, f"table-{rules_id}-settled")
     button(page, "Verify").click()
-    page.wait_for_function("document.querySelector('#verify-result').textContent.startsWith"
-                           "('Verified')", timeout=TIMEOUT)
+    page.locator("#verify-result", has_text=re.compile("^Verified")).wait_for(timeout=TIMEOUT)
     button(page, "Rebet").click()
     assert "chip" in (page.locator(f"#spot-{rule_card(rules_id)['main_wager']}").inner_html())
 
@@ -198,7 +195,7 @@ def test_undo_clear_and_limits(server: Server, desktop: Any, watch: Watch) -> No
     button(page, "Straight Flush").click()
     before = balance(page)
     button(page, "Deal").click()  # the server refuses unequal bonuses (a 4xx, logged)
-    page.wait_for_function("document.querySelector('#status').classList.contains('error')")
+    page.wait_for_selector("#status.error", timeout=TIMEOUT)
     assert "equal" in page.locator("#status").text_content()
     assert balance(page) == before
     watch.expected_refusals = 1
@@ -219,13 +216,16 @@ def test_strategy_trainer(server: Server, desktop: Any, artifacts: Path) -> None
     assert "(best)" in page.locator("#advice").text_content()
     shot(page, artifacts, "trainer-before-decision")
     button(page, "Fold").click()
-    page.wait_for_function("document.querySelector('#verdict').textContent.length > 0",
-                           timeout=TIMEOUT)
+    page.wait_for_selector("#verdict:not(:empty)", timeout=TIMEOUT)
     verdict = page.locator("#verdict").text_content()
     assert verdict.startswith(("Right", "Mistake"))
     assert "Accuracy" in page.locator("#trainer-score").text_content()
     wait_settled(page)
     shot(page, artifacts, "trainer-verdict")
+    page.evaluate("() => localStorage.removeItem('feltlab:trainer:score:high-card-flush')")
+    page.reload()  # the score is the server's, not the browser's
+    page.locator("#trainer-score", has_text="Accuracy").wait_for(timeout=TIMEOUT)
+    assert "of 1 (" in page.locator("#trainer-score").text_content()
     page.goto(server.base + "/trainer?rules=nine-card-flush")
     page.get_by_label("Close decisions only").check()
     page.get_by_role("button", name="New hand").click()
@@ -254,6 +254,9 @@ def test_dealer_trainer(server: Server, desktop: Any, artifacts: Path) -> None:
     page.get_by_role("button", name="Next step").click()
     assert page.locator("#procedure li.current").count() == 1
     shot(page, artifacts, "dealer-trainer-checked")
+    page.evaluate("() => localStorage.clear()")
+    page.reload()  # the score is the server's, not the browser's
+    page.locator("#dealer-score", has_text="1 of 1 rounds perfect").wait_for(timeout=TIMEOUT)
 
 
 def test_par_sheet_and_strategy_page(server: Server, desktop: Any, artifacts: Path) -> None:
@@ -263,6 +266,7 @@ def test_par_sheet_and_strategy_page(server: Server, desktop: Any, artifacts: Pa
     page.wait_for_selector("h1", timeout=60_000)
     assert page.locator("h1").text_content() == "PAR sheet: 9 Card Flush"
     assert page.locator("table.overview").count() == 1
+    assert page.get_by_role("link", name="← Strategy card and charts").is_visible()
     shot(page, artifacts, "par-sheet-nine-card-flush")
     page.goto(server.base + "/math/nine-card-flush")
     page.wait_for_selector("#math-body table.overview", timeout=60_000)
@@ -280,6 +284,8 @@ def test_phone_size(server: Server, phone: Any, artifacts: Path) -> None:
     before, total, _ = play_round(page, first(["Play"]))
     check_balance(page, before, total)
     shot(page, artifacts, "phone-table-nine-card-flush")
+    page.evaluate("() => window.scrollTo(0, 0)")
+    page.screenshot(path=str(artifacts / "phone-table-nine-card-flush-screen.png"))
     wide: int = page.evaluate("document.documentElement.scrollWidth")
     assert wide <= 390, f"the table page is {wide} px wide on a 390 px phone"
     page.goto(server.base + "/dealer")

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,31 +11,7 @@ from feltlab.cards import full_deck
 from feltlab.engine import ChooseColour, Deal, HandState, PlaceWager, Play, Reveal
 from feltlab.payout import settle_request
 from feltlab.rules import builtin_ids, load_rules
-from feltlab.server.app import create_app
-from feltlab.server.auth import AuthSettings
 from feltlab.web.catalogue import deal_layout, rule_card
-
-_names = itertools.count(1)
-
-
-@pytest.fixture(scope="module")
-def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
-    folder: Path = tmp_path_factory.mktemp("web-api")
-    app = create_app(f"sqlite:///{folder / 'web.sqlite3'}",
-                     AuthSettings(argon2_time_cost=1, argon2_memory_kib=1024), timers=False)
-    with TestClient(app) as test_client:
-        yield test_client
-    app.state.services.engine.dispose()
-
-
-@pytest.fixture
-def headers(client: TestClient) -> dict[str, str]:
-    name = f"webapi{next(_names)}"
-    body = {"username": name, "password": "correct horse"}
-    assert client.post("/api/v1/accounts", json=body).status_code == 201
-    token = client.post("/api/v1/login", json=body).json()["token"]
-    client.cookies.clear()
-    return {"Authorization": f"Bearer {token}"}
 
 
 @pytest.mark.parametrize("rules_id", builtin_ids())
@@ -88,14 +61,40 @@ def test_every_json_route_needs_a_signed_in_caller(client: TestClient) -> None:
         assert client.request(method, path, json={}).status_code == 401, path
 
 
-@pytest.mark.parametrize("path", ["/", "/table/1", "/trainer", "/dealer", "/math",
-                                  "/math/nine-card-flush"])
+PAGE_PATHS = {"/": ("lobby", "/"), "/table/1": ("table", "/"),
+              "/trainer": ("strategy-trainer", "/trainer"), "/dealer": ("dealer", "/dealer"),
+              "/math": ("math", "/math"), "/math/nine-card-flush": ("mathrules", "/math")}
+
+
+@pytest.mark.parametrize("path", sorted(PAGE_PATHS))
 def test_pages_are_served_with_the_rule_cards_inline(client: TestClient, path: str) -> None:
     answer = client.get(path)
     assert answer.status_code == 200
     assert "script-src 'self'" in answer.headers["content-security-policy"]
     assert '"id":"high-card-flush"' in answer.text
     assert "http://" not in answer.text and "https://" not in answer.text
+
+
+@pytest.mark.parametrize("path", sorted(PAGE_PATHS))
+def test_every_page_shares_one_head_and_navigation(client: TestClient, path: str) -> None:
+    """The layout is set around each page's <main> once, with its own script and the
+    current section marked; no placeholder is left."""
+    text = client.get(path).text
+    script, section = PAGE_PATHS[path]
+    script = {"strategy-trainer": "trainer"}.get(script, script)
+    assert text.count("<head>") == 1 and text.count('<nav aria-label="Main">') == 1
+    assert text.count("<main") == 1 and text.count('id="rulecards"') == 1
+    assert f'<script type="module" src="/static/{script}.js"></script>' in text
+    assert f'<a href="{section}" aria-current="page">' in text
+    assert text.count('aria-current="page"') == 1
+    assert "{{" not in text  # (JSON never holds "{{")
+    assert shared_head(text) == shared_head(client.get("/").text)
+
+
+def shared_head(page: str) -> str:
+    """The page's head without its title and its script: the same on every page."""
+    before_title, rest = page.split("<title>", 1)
+    return before_title + rest.split("</title>", 1)[1].split('<script type="module"', 1)[0]
 
 
 def test_assets_ship_in_the_package(client: TestClient) -> None:

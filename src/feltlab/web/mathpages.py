@@ -49,8 +49,21 @@ def _html_path(rules: Rules) -> Path:
     return cache_folder() / f"par-{rules.id}-{rules.fingerprint[:16]}.html"
 
 
+BACK_LINKS = ('<nav aria-label="Back" style="font-size:0.95rem;margin:0 0 1rem">'
+              '<a href="/math/{id}">&larr; Strategy card and charts</a> &middot; '
+              '<a href="/math">All the math</a> &middot; <a href="/">Lobby</a></nav>')
+
+
 def par_sheet_html(rules_id: str) -> str:
-    """The PAR sheet report (self-contained HTML), from the cache when there."""
+    """The PAR sheet report (self-contained HTML) with links back to the site."""
+    report = _par_report(rules_id)
+    links = BACK_LINKS.replace("{id}", rules_id)
+    head, body, rest = report.partition("<body>")
+    return head + body + links + rest if body else links + report
+
+
+def _par_report(rules_id: str) -> str:
+    """The PAR sheet report as the analysis renders it, from the cache when there."""
     rules = load_rules(rules_id)
     path = _html_path(rules)
     if path.is_file():

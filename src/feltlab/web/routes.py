@@ -2,14 +2,18 @@
 (:func:`mount_web` adds them to the table server's app).
 
 Pages are static files shipped in the package (``feltlab/web/static``: no CDN, no build
-step); each page gets the rule cards inlined so the lobby shows the games before anyone
-signs in. The JSON routes under ``/api/v1`` need a signed-in caller like every other
+step): each page file holds its ``<main>``, set into ``layout.html`` (the one ``<head>`` and
+navigation every page shares) with the rule cards inlined, so the lobby shows the games
+before anyone signs in. The JSON routes under ``/api/v1`` need a signed-in caller like every other
 API route, move no money and change nothing.
 """
 
 from __future__ import annotations
 
+import html
 import json
+import re
+from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -24,11 +28,11 @@ from starlette.concurrency import run_in_threadpool
 from feltlab.cards import CardError
 from feltlab.payout import RequestError
 from feltlab.rules import RulesError, builtin_ids
-from feltlab.server.api.deps import current_caller
+from feltlab.server.api.deps import ServicesDep, current_caller
 from feltlab.server.auth import Caller
 from feltlab.server.errors import ApiError
 from feltlab.settle import WagerError
-from feltlab.web import catalogue, display, mathpages, trainer
+from feltlab.web import catalogue, display, mathpages, scores, trainer
 
 STATIC = Path(str(resources.files("feltlab.web") / "static"))
 PAGE_HEADERS = {
@@ -38,8 +42,26 @@ PAGE_HEADERS = {
     "X-Content-Type-Options": "nosniff", "Referrer-Policy": "same-origin",
     "Cache-Control": "no-cache",
 }
-PAGES = {"/": "lobby.html", "/dealer": "dealer.html", "/trainer": "trainer.html",
-         "/math": "math.html"}
+
+
+@dataclass(frozen=True)
+class Page:
+    """A page: the file holding its ``<main>``, its title, its script, its nav section."""
+
+    body: str
+    title: str
+    script: str
+    section: str
+
+
+NAV = (("/", "Lobby"), ("/trainer", "Strategy trainer"), ("/dealer", "Dealer trainer"),
+       ("/math", "Math"))
+PAGES = {"/": Page("lobby.html", "lobby", "lobby.js", "/"),
+         "/dealer": Page("dealer.html", "dealer trainer", "dealer.js", "/dealer"),
+         "/trainer": Page("trainer.html", "strategy trainer", "trainer.js", "/trainer"),
+         "/math": Page("math.html", "math", "math.js", "/math")}
+TABLE_PAGE = Page("table.html", "table", "table.js", "/")
+MATH_RULES_PAGE = Page("mathrules.html", "strategy card and charts", "mathrules.js", "/math")
 
 Caller_ = Annotated[Caller, Depends(current_caller)]
 ShortText = Annotated[str, StringConstraints(max_length=200)]
@@ -65,12 +87,17 @@ class AdviceRequest(Strict):
     bets: Annotated[list[int], Field(max_length=3)] = Field(default_factory=list)
     ante: Annotated[int, Field(ge=1, le=1_000_000)] = 1
     chosen: dict[str, Any] | None = None
+    record: bool = False
+    """Count the verdict on ``chosen`` in the caller's strategy-trainer score."""
 
 
 class DealerCheck(Strict):
     request: dict[str, Any]
     answers: Annotated[dict[Annotated[str, StringConstraints(max_length=20)],
                             Annotated[int, Field(ge=-10**13, le=10**13)]], Field(max_length=12)]
+    millis: Annotated[int, Field(ge=0, le=86_400_000)] = 0
+    record: bool = False
+    """Count the check (and ``millis`` taken) in the caller's dealer-trainer score."""
 
 
 class SolveRequest(Strict):
@@ -121,16 +148,22 @@ def api_router() -> APIRouter:
         return view
 
     @router.post("/advice")
-    async def advice(body: AdviceRequest, caller: Caller_) -> dict[str, Any]:
+    async def advice(body: AdviceRequest, caller: Caller_, found: ServicesDep
+                     ) -> dict[str, Any]:
         """The advisor's exact EV of every option for one decision, and the verdict on
-        ``chosen`` (right, or the cost in units of the main wager)."""
+        ``chosen`` (right, or the cost in units of the main wager); with ``record``, the
+        verdict counts in the caller's score, answered as ``score``."""
         known_rules(body.rules)
         try:
-            return await run_in_threadpool(
+            answer: dict[str, Any] = await run_in_threadpool(
                 trainer.advice_for, body.rules, body.player, body.community, body.colour,
                 body.bets, body.ante, body.chosen)
         except BAD_INPUT as error:
             raise refusal(error) from None
+        if body.record and "verdict" in answer:
+            answer["score"] = await run_in_threadpool(
+                scores.record_verdict, found, caller.user_id, body.rules, answer["verdict"])
+        return answer
 
     @router.get("/drills")
     async def drill(caller: Caller_, rules: Annotated[str, Query(max_length=64)],
@@ -145,12 +178,18 @@ def api_router() -> APIRouter:
         return trainer.dealer_round(known_rules(rules))
 
     @router.post("/dealer-checks")
-    def dealer_check(body: DealerCheck, caller: Caller_) -> dict[str, Any]:
-        """The trainee's results checked against the engine's settlement."""
+    def dealer_check(body: DealerCheck, caller: Caller_, found: ServicesDep) -> dict[str, Any]:
+        """The trainee's results checked against the engine's settlement; with ``record``,
+        the check counts in the caller's score, answered as ``score``."""
         try:
-            return trainer.check_payouts(body.request, body.answers)
+            answer = trainer.check_payouts(body.request, body.answers)
         except BAD_INPUT as error:
             raise refusal(error) from None
+        if body.record:
+            answer["score"] = scores.record_check(found, caller.user_id,
+                                                  str(body.request["rules"]), answer,
+                                                  body.millis / 1000)
+        return answer
 
     @router.get("/paytable-solver/{rules_id}")
     def solver_wagers(rules_id: str, caller: Caller_) -> list[dict[str, Any]]:
@@ -180,27 +219,41 @@ def _inline_cards() -> str:
     return text.replace("<", "\\u003c")
 
 
-def page(name: str) -> HTMLResponse:
-    html = _template(name).replace("{{RULECARDS}}", _inline_cards())
-    return HTMLResponse(html, headers=PAGE_HEADERS)
+def _nav(section: str) -> str:
+    current = ' aria-current="page"'
+    return "\n".join(f'    <a href="{path}"{current if path == section else ""}>{label}</a>'
+                      for path, label in NAV)
+
+
+def render_page(page: Page) -> str:
+    """The page's ``<main>`` in the shared layout (one pass: nothing inserted is expanded)."""
+    values = {"TITLE": html.escape(page.title), "SCRIPT": page.script,
+              "NAV": _nav(page.section), "BODY": _template(page.body),
+              "RULECARDS": _inline_cards()}
+    return re.sub(r"\{\{([A-Z]+)\}\}", lambda found: values[found.group(1)],
+                  _template("layout.html"))
+
+
+def page(shown: Page) -> HTMLResponse:
+    return HTMLResponse(render_page(shown), headers=PAGE_HEADERS)
 
 
 def pages_router() -> APIRouter:
     router = APIRouter(include_in_schema=False)
 
-    for path, name in PAGES.items():
-        def show(name: str = name) -> HTMLResponse:
-            return page(name)
+    for path, shown in PAGES.items():
+        def show(shown: Page = shown) -> HTMLResponse:
+            return page(shown)
         router.add_api_route(path, show, methods=["GET"], response_class=HTMLResponse)
 
     @router.get("/table/{table_id}", response_class=HTMLResponse)
     def table_page(table_id: int) -> HTMLResponse:
-        return page("table.html")
+        return page(TABLE_PAGE)
 
     @router.get("/math/{rules_id}", response_class=HTMLResponse)
     def math_rules_page(rules_id: str) -> HTMLResponse:
         known_rules(rules_id)
-        return page("mathrules.html")
+        return page(MATH_RULES_PAGE)
 
     @router.get("/math/{rules_id}/fragment", response_class=HTMLResponse)
     async def math_fragment(rules_id: str) -> HTMLResponse:
@@ -224,5 +277,6 @@ def pages_router() -> APIRouter:
 def mount_web(app: FastAPI) -> None:
     """Add the pages, their assets and the pages' JSON routes to the server's app."""
     app.include_router(api_router())
+    app.include_router(scores.scores_router())
     app.include_router(pages_router())
     app.mount("/static", StaticFiles(directory=STATIC), name="static")

@@ -135,7 +135,9 @@ def leave_seat(table_id: RowId, caller: CallerDep, found: ServicesDep) -> dict[s
             raise conflict(f"you have no seat at table {table_id}")
         session.delete(row)
         session.flush()
-        return table_json(table, seated(session, table_id))
+        answer = table_json(table, seated(session, table_id))
+    found.publish(table_id)
+    return answer
 
 
 @router.post("/tables/{table_id}/rounds", status_code=201)

@@ -21,6 +21,22 @@ export function newKey() {
     : Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16)).join("");
 }
 
+let clockOffset = 0;
+
+/** The server's clock minus this browser's, in ms, from the answers' Date headers (whole
+ * seconds, and a server may stamp them once a second: an offset under 2 s is taken as
+ * none). Timers count down to the server's deadlines. */
+export function serverClockOffset() { return clockOffset; }
+
+function noteServerClock(date) {
+  const server = date ? Date.parse(date) : NaN;
+  if (Number.isNaN(server)) return;
+  // the header drops the milliseconds: take the latest the server's time can be, so a
+  // countdown may end up to a second early, never late
+  const offset = server + 999 - Date.now();
+  clockOffset = Math.abs(offset) < 2000 ? 0 : offset;
+}
+
 /** Call API v1 (same origin, session cookie); refusals throw ApiRefusal(detail). */
 export async function api(method, path, body, options = {}) {
   const headers = { Accept: "application/json" };
@@ -33,6 +49,7 @@ export async function api(method, path, body, options = {}) {
     method, headers, credentials: "same-origin",
     body: body === undefined ? undefined : JSON.stringify(body),
   });
+  noteServerClock(response.headers.get("Date"));
   let data = null;
   try { data = await response.json(); } catch { data = null; }
   if (!response.ok) {

@@ -2,13 +2,14 @@
 // result; the server settles it (feltlab.payout) and the page scores and times it. The
 // procedure view walks through the game's dealing procedure from the rule set.
 import { api, el, header, ruleCards, ruleCard, say, signed, resultClass, cardsNode,
-         splitCards, store, keep } from "/static/common.js";
+         splitCards } from "/static/common.js";
 
 const select = document.getElementById("dealer-rules");
 const roundBox = document.getElementById("dealer-round");
 const answers = document.getElementById("answers");
 const result = document.getElementById("dealer-result");
 let current = null, started = 0, step = 0;
+let scores = {};  // the player's dealer-trainer scores by rule set, kept by the server
 
 function fillRules() {
   const wanted = new URLSearchParams(window.location.search).get("rules");
@@ -65,11 +66,9 @@ async function check(event) {
   }
   const seconds = (performance.now() - started) / 1000;
   try {
-    const checked = await api("POST", "/dealer-checks", { request: current.request, answers: entered });
-    const score = store(`dealer:score:${current.rules}`, { rounds: 0, perfect: 0, right: 0, of: 0, seconds: 0 });
-    score.rounds += 1; score.right += checked.right; score.of += checked.of; score.seconds += seconds;
-    if (checked.right === checked.of) score.perfect += 1;
-    keep(`dealer:score:${current.rules}`, score);
+    const checked = await api("POST", "/dealer-checks", { request: current.request, answers: entered,
+      millis: Math.round(seconds * 1000), record: true });
+    scores[current.rules] = checked.score;
     result.replaceChildren(
       el("p", { class: checked.right === checked.of ? "win" : "loss" },
         `${checked.right} of ${checked.of} right in ${seconds.toFixed(1)} s.`),
@@ -84,7 +83,7 @@ async function check(event) {
 }
 
 function showScore() {
-  const score = store(`dealer:score:${select.value}`, null);
+  const score = scores[select.value];
   document.getElementById("dealer-score").textContent = score
     ? `Score at ${ruleCard(select.value).name}: ${score.perfect} of ${score.rounds} rounds perfect, ` +
       `${score.right} of ${score.of} wagers right, ${(score.seconds / score.rounds).toFixed(1)} s a round.`
@@ -108,6 +107,8 @@ document.getElementById("dealer-form").addEventListener("submit", newRound);
 answers.addEventListener("submit", check);
 document.getElementById("step-back").addEventListener("click", () => { step -= 1; showProcedure(); });
 document.getElementById("step-next").addEventListener("click", () => { step += 1; showProcedure(); });
-header().then((me) => {
-  if (!me) say(result, "Sign in on the lobby page to use the dealer trainer.", true);
+header().then(async (me) => {
+  if (!me) { say(result, "Sign in on the lobby page to use the dealer trainer.", true); return; }
+  scores = (await api("GET", "/me/trainer-scores")).dealer;
+  showScore();
 });

@@ -79,14 +79,25 @@ function showAccount() {
   document.getElementById("limits-text").textContent = parts.join(" ");
 }
 
+function sharedItem(table) {
+  const card = ruleCards().find((item) => item.id === table.rules);
+  const free = table.seats - table.seated.length;
+  const players = table.seated.map((item) => item.player).join(", ");
+  return el("li", { class: "shared-table" },
+    el("a", { class: "btn go", href: `/table/${table.id}`,
+              "aria-label": `Join ${table.name}` }, `Join ${table.name}`),
+    el("span", {}, ` ${card ? card.name : table.rules} · ${table.currency} chips · `,
+      free ? `${free} of ${table.seats} seats free` : "every seat taken",
+      ` · ${table.betting_seconds} s to bet, ${table.decision_seconds} s per decision`,
+      players ? ` · playing: ${players}` : ""));
+}
+
 async function showShared() {
   const section = document.getElementById("shared");
   const tables = (await api("GET", "/tables")).filter((table) => table.shared);
   section.hidden = false;
   const list = document.getElementById("shared-list");
-  list.replaceChildren(...(tables.length ? tables.map((table) => el("li", {},
-    el("a", { href: `/table/${table.id}` }, `${table.name} (${table.currency})`),
-    ` · ${table.seated.length} of ${table.seats} seats taken`))
+  list.replaceChildren(...(tables.length ? tables.map(sharedItem)
     : [el("li", { class: "hint" }, "No shared table is open now.")]));
 }
 
@@ -133,6 +144,8 @@ async function showRecall() {
     : [el("li", { class: "hint" }, "No rounds yet.")]));
 }
 
+let sharedTimer = null;
+
 async function start() {
   me = await header("practice");
   showAccount();
@@ -141,6 +154,7 @@ async function start() {
     say(status, "");
     await Promise.all([showShared(), showRecall()]).catch((error) =>
       say(document.getElementById("player-status"), error.message, true));
+    if (!sharedTimer) sharedTimer = setInterval(() => showShared().catch(() => {}), 15000);
   }
 }
 

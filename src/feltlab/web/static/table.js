@@ -3,8 +3,9 @@
 // rounds, the fairness proof and the strategy trainer. The server decides everything:
 // limits are refused by it, options come from the round, results from its settlement.
 import { api, el, header, ruleCard, rulesDetails, say, signed, resultClass, cardsNode,
-         splitCards, refreshBalance, store, keep } from "/static/common.js";
+         refreshBalance, serverClockOffset, store, keep } from "/static/common.js";
 import { verifyRound } from "/static/fair.js";
+import { seatRing, seatButtons, seatColour, timerText } from "/static/seats.js";
 
 const CHIPS = [1, 5, 25, 100, 500];
 const tableId = Number(window.location.pathname.split("/").pop());
@@ -12,6 +13,8 @@ const status = document.getElementById("status");
 const state = {
   table: null, card: null, chip: 5, bets: {}, history: [], colour: "red", round: null,
   busy: false, advice: null, adviceFor: null, lastWagers: store(`rebet:${tableId}`, null),
+  seat: null, updates: Promise.resolve(), seatViews: {}, seatViewsFor: null, viewKey: null,
+  score: null,  // the strategy trainer's score at this rule set, kept by the server
 };
 
 // --- drawing the felt --------------------------------------------------------------------
@@ -35,7 +38,8 @@ function drawSpots() {
       el("span", { class: "spot-stack", "aria-hidden": "true" }));
     spots.append(el("div", { class: "spot-wrap" }, button,
       el("span", { class: "spot-limits", id: describe },
-        el("span", { class: "spot-bet" }), `${wager.min}-${wager.max.toLocaleString("en-US")}`,
+        el("span", { class: "spot-bet" }),
+        el("span", { class: "nowrap" }, `${wager.min}-${wager.max.toLocaleString("en-US")}`),
         wager.required ? " · required" : "")));
   }
   for (const wager of state.card.decision_wagers) {
@@ -164,7 +168,7 @@ async function send(work) {
   state.busy = true; render();
   try {
     const round = await work();
-    await show(round);
+    if (!stale(round)) await show(round);
     await refreshBalance();
     if (round.phase === "complete") await lastRounds();
   } catch (error) {
@@ -186,21 +190,38 @@ function layoutCount(to) {
   return state.card.deal.filter((part) => part.to === to).reduce((sum, part) => sum + part.count, 0);
 }
 
+/** The round's cards as the server lays them out (asked again only when they change). */
+async function layOut(round) {
+  if (!round || !Object.keys(round.cards || {}).length) return null;
+  const complete = round.phase === "complete";
+  const key = JSON.stringify([round.id, round.cards, round.colour ?? null, complete]);
+  if (state.viewKey === key) return state.view;
+  const view = await api("POST", "/display", { rules: state.card.id, cards: round.cards,
+    colour: round.colour ?? null, round: complete ? round : null });
+  state.viewKey = key;
+  return view;
+}
+
 async function show(round) {
   state.round = round;
-  state.view = null;
-  if (round && Object.keys(round.cards || {}).length) {
-    state.view = await api("POST", "/display", { rules: state.card.id, cards: round.cards,
-      colour: round.colour ?? null, round: round.phase === "complete" ? round : null });
-  }
+  state.view = await layOut(round);
   if (round && round.phase === "decisions" && round.options.length && trainerOn()) await advise();
+  if (state.table.shared) await revealSeats(round);
   render();
   if (round) narrate(round);
+  else if (state.table.shared) narrate({ phase: "complete", seat: null });
 }
 
 function narrate(round) {
-  if (round.phase === "complete") {
-    say(status, `Round over: ${signed(round.total)}. Place your chips for the next round (or Rebet), then Deal.`);
+  if (state.table.shared && state.seat === null) {
+    say(status, state.table.status === "open" ? "Take a seat to play: press a Sit at seat button."
+      : "This table is closed to new bets.");
+  } else if (state.table.shared && round.seat === null && round.phase !== "complete") {
+    say(status, round.phase === "wagers" ? "Betting is open: place your chips, then Place bets."
+      : "A round is being played; you bet in the next betting window.");
+  } else if (round.phase === "complete") {
+    say(status, round.seat === null ? `Round over. Place your chips for the next round, then ${dealName()}.`
+      : `Round over: ${signed(round.total)}. Place your chips for the next round (or Rebet), then ${dealName()}.`);
   } else if (round.options.length) {
     const labels = decisionButtons().filter((button) => optionFor(button, round))
       .map((button) => button.getAttribute("aria-label"));
@@ -211,6 +232,23 @@ function narrate(round) {
     say(status, `Waiting for seat ${round.to_act ?? "…"}.`);
   }
 }
+
+/** The other seats' hands laid out by the server once the round is over (and revealed). */
+async function revealSeats(round) {
+  if (!round || round.phase !== "complete") { state.seatViews = {}; state.seatViewsFor = null; return; }
+  if (state.seatViewsFor === round.id) return;
+  const views = {};
+  for (const other of round.others || []) {
+    if (!other.player) continue;
+    const cards = { player: other.player };
+    if (round.cards.community) cards.community = round.cards.community;
+    views[other.seat] = await api("POST", "/display", { rules: state.card.id, cards,
+      colour: state.card.colours.length ? seatColour(round, other.seat) : null });
+  }
+  state.seatViews = views; state.seatViewsFor = round.id;
+}
+
+function dealName() { return state.table.shared ? "Place bets" : "Deal"; }
 
 function decisionButtons() { return [...document.querySelectorAll("#decisions button")]; }
 
@@ -254,19 +292,9 @@ function renderHands() {
   document.getElementById("player-desc").textContent = view.player ? view.player.describe + nine : "";
   document.getElementById("bonus-hands").replaceChildren(...(view.bonus || []).map((bonus) =>
     el("li", {}, `${bonus.wager}: ${bonus.text}`)));
-  renderOthers(round);
   document.getElementById("settlement").hidden = !complete;
   if (complete) renderSettlement(round, view);
   else document.getElementById("settlement-body").replaceChildren();
-}
-
-function renderOthers(round) {
-  const box = document.getElementById("others");
-  const others = round && round.others ? round.others : [];
-  box.replaceChildren(...others.map((other) => el("div", { class: "other" },
-    `Seat ${other.seat} ${other.username}`,
-    other.player ? cardsNode(splitCards(other.player).map((text) => ({ text })), `Seat ${other.seat} cards`) : "",
-    other.total !== undefined ? el("div", { class: resultClass(other.total) }, signed(other.total)) : "")));
 }
 
 function renderSettlement(round, view) {
@@ -342,8 +370,27 @@ function renderProof() {
   document.getElementById("verify").disabled = !(round && round.seed);
 }
 
+/** Which controls the player needs now: chips and Deal, decisions, or neither. */
+function controlsMode() {
+  if (betting()) return "betting";
+  const round = state.round;
+  if (round && round.seat !== null && ["decisions", "reveal"].includes(round.phase)) return "deciding";
+  if (!state.table.shared && round && round.phase !== "complete") return "deciding";
+  return "watching";
+}
+
+function renderMode() {
+  const mode = controlsMode();
+  document.getElementById("controls").dataset.mode = mode;
+  document.getElementById("tray").hidden = mode !== "betting";
+  document.getElementById("bet-actions").hidden = mode !== "betting";
+  document.getElementById("decisions").hidden = mode !== "deciding";
+  document.getElementById("seat-actions").hidden = !state.table.shared || mode === "deciding";
+}
+
 function render() {
   if (!state.card) return;
+  renderMode();
   renderHands();
   renderSpots();
   renderDecisions();
@@ -364,17 +411,20 @@ async function lastRounds() {
 }
 
 function renderSeats() {
-  const panel = document.getElementById("seats-panel");
-  panel.hidden = !state.table.shared;
-  if (!state.table.shared) return;
-  const taken = Object.fromEntries((state.table.seated || []).map((item) => [item.seat, item.player]));
-  const list = document.getElementById("seat-list");
-  list.replaceChildren();
-  for (let seat = 1; seat <= state.table.seats; seat += 1) {
-    list.append(el("li", {}, taken[seat] ? `Seat ${seat}: ${taken[seat]}`
-      : el("button", { type: "button", class: "btn", disabled: state.seat !== null,
-        onclick: () => sit(seat) }, `Sit at seat ${seat}`)));
-  }
+  const shared = state.table.shared;
+  for (const id of ["seat-ring", "timer"]) document.getElementById(id).hidden = !shared;
+  if (!shared) return;
+  document.getElementById("seat-ring").replaceChildren(
+    ...seatRing(state.table, state.round, state.seat, state.seatViews));
+  document.getElementById("seat-actions").replaceChildren(
+    ...seatButtons(state.table, state.seat, sit, leave));
+  tick();
+}
+
+function tick() {
+  const node = document.getElementById("timer");
+  node.textContent = timerText(state.table, state.round, state.seat, serverClockOffset());
+  node.classList.toggle("urgent", /\b[0-5] s\b/.test(node.textContent) && !node.textContent.startsWith("Betting opens"));
 }
 
 async function sit(seat) {
@@ -382,7 +432,16 @@ async function sit(seat) {
     state.table = { ...state.table, ...(await api("POST", `/tables/${tableId}/seats`, { seat })) };
     findSeat();
     render();
-    say(status, `You sit at seat ${seat}. Place your chips, then Deal to bet in this window.`);
+    say(status, `You sit at seat ${seat}. Place your chips, then press Place bets.`);
+  } catch (error) { say(status, error.message, true); }
+}
+
+async function leave() {
+  try {
+    state.table = { ...state.table, ...(await api("DELETE", `/tables/${tableId}/seats`)) };
+    findSeat();
+    render();
+    say(status, "You left your seat. Take a seat to play again.");
   } catch (error) { say(status, error.message, true); }
 }
 
@@ -391,15 +450,31 @@ function findSeat() {
   state.seat = state.table.shared ? (mine ? mine.seat : null) : 1;
 }
 
+/** A view older than the one shown (same round, fewer steps; or an earlier round). */
+function stale(round) {
+  const shown = state.round;
+  if (!round || !shown) return false;
+  if (round.id !== shown.id) return round.id < shown.id;
+  return (round.log || []).length < (shown.log || []).length;
+}
+
+async function applySnapshot(snapshot) {
+  state.table = snapshot;
+  findSeat();
+  if (stale(snapshot.round)) { render(); return; }
+  const finished = snapshot.round && snapshot.round.phase === "complete" &&
+    !(state.round && state.round.id === snapshot.round.id && state.round.phase === "complete");
+  await show(snapshot.round);
+  if (finished) await Promise.all([lastRounds(), refreshBalance()]);
+}
+
 function live() {
   const scheme = window.location.protocol === "https:" ? "wss" : "ws";
   const socket = new WebSocket(`${scheme}://${window.location.host}/api/v1/tables/${tableId}/live`);
-  socket.addEventListener("message", async (event) => {
-    const snapshot = JSON.parse(event.data);
-    state.table = snapshot;
-    findSeat();
-    await show(snapshot.round);
-    refreshBalance().catch(() => {});
+  socket.addEventListener("message", (event) => {
+    const snapshot = JSON.parse(event.data);  // one update at a time, in order
+    state.updates = state.updates.then(() => applySnapshot(snapshot))
+      .catch((error) => say(status, error.message, true));
   });
   socket.addEventListener("close", () => setTimeout(live, 3000));
 }
@@ -453,14 +528,10 @@ async function judge(chosen) {
   const round = state.round;
   const input = adviceInput(round);
   try {
-    const answer = await api("POST", "/advice", { ...input, chosen });
+    const answer = await api("POST", "/advice", { ...input, chosen, record: true });
     const verdict = answer.verdict;
     state.judged = true;
-    const score = store(`trainer:score:${state.card.id}`, { right: 0, total: 0, cost: 0 });
-    score.total += 1;
-    if (verdict.right) score.right += 1;
-    score.cost += verdict.cost;
-    keep(`trainer:score:${state.card.id}`, score);
+    state.score = answer.score;
     const node = document.getElementById("verdict");
     node.className = `verdict ${verdict.right ? "right" : "wrong"}`;
     node.textContent = verdict.right ? `Right: ${verdict.chosen} is the best play.`
@@ -479,8 +550,8 @@ async function judge(chosen) {
 }
 
 function drawScore() {
-  const score = store(`trainer:score:${state.card.id}`, { right: 0, total: 0, cost: 0 });
-  document.getElementById("trainer-score").textContent = score.total
+  const score = state.score;
+  document.getElementById("trainer-score").textContent = score && score.total
     ? `Accuracy ${score.right} of ${score.total} (${(100 * score.right / score.total).toFixed(1)}%) · total cost ${score.cost.toFixed(3)} units`
     : "No decisions judged yet at this rule set.";
 }
@@ -546,13 +617,19 @@ async function start() {
   const main = wagerByName(state.card.main_wager);
   state.chip = CHIPS.filter((chip) => chip <= Math.max(main.min, 5) && chip <= main.max).pop() || 1;
   findSeat();
+  state.score = me ? (await api("GET", "/me/trainer-scores")).strategy[state.card.id] ?? null : null;
   drawSpots(); drawTray(); drawColours(); drawDecisions(); drawPays(); drawTrainer();
   await show(table.round);
-  if (!table.round) {
+  if (!table.round && !table.shared) {
     say(status, `Pick a chip, press the ${main.spot} spot (and any bonus), then Deal.`);
   }
   await lastRounds();
-  if (table.shared) live();
+  if (table.shared) {  // a shared deck takes no player's seed
+    document.getElementById("client-seed-box").hidden = true;
+    document.getElementById("deal").textContent = "Place bets";
+    live();
+    setInterval(tick, 500);
+  }
 }
 
 start();

@@ -162,46 +162,39 @@ def replay_decks(game: int, decks: Deck, seats: int, wagers: int, p: I64, table:
     return out
 
 
-MONEY, PEAK, DRAWDOWN, RUINED, DOUBLED, PLAYED = range(6)
-"""A session's books (:func:`_open_books`): the bankroll, its peak, the largest drawdown,
-the hand of ruin and of doubling (-1: not yet) and the hands played."""
+Books = tuple[int, int, int, int, int]
+"""A session's books as it goes: the bankroll, its peak, the largest drawdown (peak to
+trough), the hand at which the bankroll first doubled (-1: not yet) and the hands played.
+Scalars, not an array, so that the compiled loop keeps them in registers."""
 
 
 @nb.njit(cache=True, inline="always")
-def _open_books(bankroll: int, trajectory: I64) -> I64:
-    books = np.array([bankroll, bankroll, 0, -1, -1, 0], dtype=np.int64)
+def _open_books(bankroll: int, trajectory: I64) -> Books:
     trajectory[0] = bankroll
-    return books
+    return bankroll, bankroll, 0, -1, 0
 
 
 @nb.njit(cache=True, inline="always")
-def _ruined(books: I64, hand: int, need: int) -> bool:
-    """Whether the bankroll cannot cover hand ``hand``'s wagers (then it is recorded)."""
-    if books[MONEY] < need:
-        books[RUINED] = hand
-        return True
-    return False
-
-
-@nb.njit(cache=True, inline="always")
-def _book(books: I64, net: int, bankroll: int, step: int, trajectory: I64) -> None:
-    """Post one hand's net to the books and the trajectory's checkpoints."""
-    money = books[MONEY] + net
-    played = books[PLAYED] + 1
-    books[MONEY], books[PLAYED] = money, played
-    books[PEAK] = max(books[PEAK], money)
-    books[DRAWDOWN] = max(books[DRAWDOWN], books[PEAK] - money)
-    if money >= 2 * bankroll and books[DOUBLED] < 0:
-        books[DOUBLED] = played
+def _book(books: Books, net: int, bankroll: int, step: int, trajectory: I64) -> Books:
+    """The books after one hand's net, with the trajectory's checkpoint written."""
+    money, peak, drawdown, doubled, played = books
+    money += net
+    played += 1
+    peak = max(peak, money)
+    drawdown = max(drawdown, peak - money)
+    if money >= 2 * bankroll and doubled < 0:
+        doubled = played
     if played % step == 0 and played // step < trajectory.shape[0]:
         trajectory[played // step] = money
+    return money, peak, drawdown, doubled, played
 
 
 @nb.njit(cache=True, inline="always")
-def _close_books(books: I64, step: int, outcome: I64, trajectory: I64) -> None:
-    trajectory[books[PLAYED] // step + 1:] = books[MONEY]
-    outcome[0], outcome[1], outcome[2], outcome[3], outcome[4] = (
-        books[MONEY], books[DRAWDOWN], books[RUINED], books[DOUBLED], books[PLAYED])
+def _close_books(books: Books, ruined: int, step: int, outcome: I64, trajectory: I64) -> None:
+    money, _, drawdown, doubled, played = books
+    trajectory[played // step + 1:] = money
+    outcome[0], outcome[1], outcome[2], outcome[3], outcome[4] = (money, drawdown, ruined,
+                                                                  doubled, played)
 
 
 @nb.njit(cache=True, inline="always")
@@ -225,13 +218,15 @@ def _flush_session(state: State, hands: int, bankroll: int, need: int, p: I64, t
     deck, nets, counters = _session_buffers(wagers)
     books, step = _open_books(bankroll, trajectory), _step(hands, trajectory)
     cards = _cards(FLUSH, 1)
+    ruined = -1
     for hand in range(hands):
-        if _ruined(books, hand, need):
+        if books[0] < need:  # the bankroll cannot cover this hand: ruin
+            ruined = hand
             break
         draw_cards(state, deck, cards)
         flush.play(deck, 1, p, table, table2, table3, keys, values, state, nets, counters)
-        _book(books, nets[0, wagers - 1], bankroll, step, trajectory)
-    _close_books(books, step, outcome, trajectory)
+        books = _book(books, nets[0, wagers - 1], bankroll, step, trajectory)
+    _close_books(books, ruined, step, outcome, trajectory)
 
 
 @nb.njit(cache=True)
@@ -241,13 +236,15 @@ def _nine_session(state: State, hands: int, bankroll: int, need: int, p: I64, ta
     deck, nets, counters = _session_buffers(wagers)
     books, step = _open_books(bankroll, trajectory), _step(hands, trajectory)
     cards = _cards(NINE, 1)
+    ruined = -1
     for hand in range(hands):
-        if _ruined(books, hand, need):
+        if books[0] < need:  # the bankroll cannot cover this hand: ruin
+            ruined = hand
             break
         draw_cards(state, deck, cards)
         nine.play(deck, 1, p, table, table2, table3, keys, values, state, nets, counters)
-        _book(books, nets[0, wagers - 1], bankroll, step, trajectory)
-    _close_books(books, step, outcome, trajectory)
+        books = _book(books, nets[0, wagers - 1], bankroll, step, trajectory)
+    _close_books(books, ruined, step, outcome, trajectory)
 
 
 @nb.njit(cache=True)
@@ -257,13 +254,15 @@ def _holdem_session(state: State, hands: int, bankroll: int, need: int, p: I64, 
     deck, nets, counters = _session_buffers(wagers)
     books, step = _open_books(bankroll, trajectory), _step(hands, trajectory)
     cards = _cards(HOLDEM, 1)
+    ruined = -1
     for hand in range(hands):
-        if _ruined(books, hand, need):
+        if books[0] < need:  # the bankroll cannot cover this hand: ruin
+            ruined = hand
             break
         draw_cards(state, deck, cards)
         holdem.play(deck, 1, p, table, table2, table3, keys, values, state, nets, counters)
-        _book(books, nets[0, wagers - 1], bankroll, step, trajectory)
-    _close_books(books, step, outcome, trajectory)
+        books = _book(books, nets[0, wagers - 1], bankroll, step, trajectory)
+    _close_books(books, ruined, step, outcome, trajectory)
 
 
 @nb.njit(cache=True, parallel=True)

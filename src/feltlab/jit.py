@@ -8,6 +8,11 @@ loads with the runtime initialised and the registries left as they are. Compilin
 (a first run, or a kernel that is not cached) refreshes the registries itself, as
 always. Where Numba's internals differ from those this was written for, nothing is
 changed.
+
+The kernels follow one rule about the cache: a helper inlined into its callers
+(``inline="always"``) keeps no cache of its own. Its code is part of every caller's cached
+code, and each cached function costs every import of its module a check of the cache
+folder (a file created and removed).
 """
 
 from __future__ import annotations

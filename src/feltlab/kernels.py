@@ -62,7 +62,7 @@ LANE_BIT: Final = _lane_bit_table()
 WHEEL: Final = 0b1000000001111
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(inline="always")
 def _hand_mask(row: npt.NDArray[np.uint8], lane_bit: npt.NDArray[np.uint64]) -> np.uint64:
     mask = np.uint64(0)
     for card in row:
@@ -70,7 +70,7 @@ def _hand_mask(row: npt.NDArray[np.uint8], lane_bit: npt.NDArray[np.uint64]) -> 
     return mask
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(inline="always")
 def flush_value_of_mask(mask: np.uint64, popcount: npt.NDArray[np.int32]) -> np.int32:
     """Flush value (``length << 13 | ranks``) of a hand given as a 4-lane mask."""
     best = np.int32(0)
@@ -123,7 +123,7 @@ def _colour_flush_counts(hands: CardArray, first_suit: int, second_suit: int,
     return out
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(inline="always")
 def _rank_shape(row: npt.NDArray[np.uint8]) -> tuple[int, int, int, int, int, bool]:
     """Rank mask, count of ranks seen 2/3/4 times, top paired rank, and whether suited."""
     counts = np.uint64(0)  # a 4-bit counter per rank
@@ -149,7 +149,7 @@ def _rank_shape(row: npt.NDArray[np.uint8]) -> tuple[int, int, int, int, int, bo
     return ranks, pairs, trips, quads, pair_rank, suited
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(inline="always")
 def _is_straight_mask(ranks: int, size: int, wheel: int) -> bool:
     low = ranks & -ranks
     return ranks == wheel or ranks == low * ((1 << size) - 1)

@@ -126,7 +126,7 @@ def count_less(masks: Int64Array, dealt: int, threshold: int, binom: Int64Array)
     return int(poly[dealt])
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(inline="always")
 def flush_value_of_masks(masks: Int64Array) -> int:
     best = 0
     for suit in range(4):
@@ -150,7 +150,7 @@ def dealer_counts(masks: Int64Array, qualify: int,
     return not_qualified, worse, tie, better
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(inline="always")
 def category_of(not_qualified: int, worse: int, better: int) -> int:
     """Which decision the counts call for, whatever the raise sizes (ties: larger wager).
 
@@ -268,7 +268,7 @@ def _qualifier_polynomials(qualify: int, binom: Int64Array) -> Int64Array:
     return table
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(inline="always")
 def _suit_polynomial(free: int, threshold: int, binom: Int64Array, out: Int64Array) -> None:
     """``out[k]``: the ``k``-subsets of the ranks in ``free`` with flush value below
     ``threshold`` (as in :func:`count_less`, one suit)."""
@@ -283,7 +283,7 @@ def _suit_polynomial(free: int, threshold: int, binom: Int64Array, out: Int64Arr
             out[k] = 0
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(inline="always")
 def _seventh(p0: Int64Array, p1: Int64Array, p2: Int64Array, p3: Int64Array,
              low: Int64Array, high: Int64Array) -> int:
     """Coefficient of ``x**7`` in ``p0 p1 p2 p3`` (polynomials of degree 7 at most):
@@ -302,7 +302,7 @@ def _seventh(p0: Int64Array, p1: Int64Array, p2: Int64Array, p3: Int64Array,
     return int(result)
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(inline="always")
 def _class_counts(masks: Int64Array, value: int, qualify: int, qualifier_polys: Int64Array,
                   binom: Int64Array, polys: Int64Array, low: Int64Array, high: Int64Array
                   ) -> tuple[int, int, int, int]:
@@ -453,7 +453,7 @@ def dealer_counts_known(player: Int64Array, out: Int64Array, seen: Int64Array,
     return not_qualified, worse, tie, better, total
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(inline="always")
 def binom_big(n: int, k: int) -> int:
     """C(n, k) for any n up to 52 (the table above stops at 13)."""
     if k < 0 or k > n:
@@ -464,7 +464,7 @@ def binom_big(n: int, k: int) -> int:
     return result
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(inline="always")
 def best_ev_numerator(not_qualified: int, worse: int, better: int, total: int,
                       most: int) -> int:
     """The best option's EV times ``total``: fold (-total) or a raise of 1x or ``most``x

@@ -89,13 +89,13 @@ def cap_value(cap: int | None) -> int:
     return NO_CAP if cap is None else cap
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(inline="always")
 def bonus_net(pays: int, stake: int) -> int:
     """Net result of a count-based bonus that pays ``pays`` to 1 (-1: the stake is lost)."""
     return -stake if pays < 0 else pays * stake
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(inline="always")
 def capped(won: int, lost: int, cap: int) -> int:
     """The hand total once the winnings are capped (see ``settle.capped_total``):
     ``won`` is the sum of the winning nets, ``lost`` of the losing ones."""

@@ -70,7 +70,7 @@ def cards_per_round(seats: int) -> int:
     return HAND * (seats + 1)
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(inline="always")
 def _mask(deck: Deck, start: int) -> np.uint64:
     mask = np.uint64(0)
     for i in range(start, start + HAND):
@@ -78,7 +78,7 @@ def _mask(deck: Deck, start: int) -> np.uint64:
     return mask
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(inline="always")
 def _longest_run(mask: np.uint64) -> int:
     best = 0
     for suit in range(4):
@@ -86,12 +86,12 @@ def _longest_run(mask: np.uint64) -> int:
     return best
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(inline="always")
 def _ordered(a: np.uint64, b: np.uint64) -> tuple[np.uint64, np.uint64]:
     return (a, b) if a <= b else (b, a)
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(inline="always")
 def canonical_key(mask: np.uint64) -> np.uint64:
     """The hand with its suits forgotten: its four 13-bit suit lanes sorted, packed.
 
@@ -152,7 +152,7 @@ def hash_exceptions(keys: U64, values: I8) -> U64:
     return entries
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(inline="always")
 def decide(mask: np.uint64, value: int, table: I8, keys: U64, values: I8) -> int:
     """The strategy's raise multiple (0: fold) for a hand given as its mask and flush value.
 
@@ -164,7 +164,7 @@ def decide(mask: np.uint64, value: int, table: I8, keys: U64, values: I8) -> int
     return multiple if multiple >= 0 else decide_key(canonical_key(mask), value, table, keys)
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(inline="always")
 def decide_key(key: np.uint64, value: int, table: I8, keys: U64) -> int:
     """:func:`decide` for a hand given as its :func:`canonical_key`."""
     multiple = int(table[value])
@@ -186,7 +186,7 @@ def _mistake(state: State, best: int, choices: int) -> int:
     return other + 1 if other >= best else other
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(inline="always")
 def play(deck: Deck, seats: int, p: I64, table: I8, table2: I8, table3: I8,
          keys: U64, values: I8, state: State, nets: I64, counters: I64) -> None:
     """Play and settle one dealt round: seat ``s`` holds ``deck[7s:7s+7]``, then the dealer.

@@ -79,7 +79,7 @@ def table_shapes(most: int) -> tuple[tuple[int, int], ...]:
                  for level in range(STREETS))
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(inline="always")
 def colex_rank(known: Deck, size: int) -> int:
     """Colex rank of the first ``size`` cards of ``known`` as a set (any order): the row
     of :func:`feltlab.analysis.holdem.decision_row`.
@@ -90,7 +90,7 @@ def colex_rank(known: Deck, size: int) -> int:
     return set_colex_index(known, 0, size, np.empty(4, dtype=np.int64), BINOM)
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(inline="always")
 def _bet(state: State, table: I8, at: int, most: int, mistake: int) -> int:
     bet = int(table[at])
     if chance(state, mistake):
@@ -98,7 +98,7 @@ def _bet(state: State, table: I8, at: int, most: int, mistake: int) -> int:
     return bet
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(inline="always")
 def play(deck: Deck, seats: int, p: I64, table: I8, table2: I8, table3: I8,
          keys: U64, values: I8, state: State, nets: I64, counters: I64) -> None:
     """Play and settle one dealt round: 2 cards a seat, then the 3 community cards."""

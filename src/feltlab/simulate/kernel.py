@@ -33,7 +33,7 @@ FLUSH, NINE, HOLDEM = 0, 1, 2
 CHUNK_ROUNDS: Final = 1 << 16
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(inline="always")
 def _cards(game: int, seats: int) -> int:
     if game == FLUSH:
         return 7 * (seats + 1)
@@ -42,7 +42,7 @@ def _cards(game: int, seats: int) -> int:
     return 2 * seats + 3
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(inline="always")
 def _play(game: int, deck: Deck, seats: int, p: I64, table: I8, table2: I8, table3: I8,
           keys: U64, values: I8, state: State, nets: I64, counters: I64) -> None:
     if game == FLUSH:
@@ -53,12 +53,12 @@ def _play(game: int, deck: Deck, seats: int, p: I64, table: I8, table2: I8, tabl
         holdem.play(deck, seats, p, table, table2, table3, keys, values, state, nets, counters)
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(inline="always")
 def _round_buffers(seats: int, wagers: int) -> tuple[Deck, I64]:
     return np.arange(52).astype(np.uint8), np.zeros((seats, wagers), dtype=np.int64)
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(inline="always")
 def _tally(nets: I64, seats: int, stats: I64) -> None:
     """Add one round's nets (per seat and wager) to a chunk's statistics."""
     for w in range(stats.shape[0]):
@@ -168,13 +168,13 @@ trough), the hand at which the bankroll first doubled (-1: not yet) and the hand
 Scalars, not an array, so that the compiled loop keeps them in registers."""
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(inline="always")
 def _open_books(bankroll: int, trajectory: I64) -> Books:
     trajectory[0] = bankroll
     return bankroll, bankroll, 0, -1, 0
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(inline="always")
 def _book(books: Books, net: int, bankroll: int, step: int, trajectory: I64) -> Books:
     """The books after one hand's net, with the trajectory's checkpoint written."""
     money, peak, drawdown, doubled, played = books
@@ -189,7 +189,7 @@ def _book(books: Books, net: int, bankroll: int, step: int, trajectory: I64) -> 
     return money, peak, drawdown, doubled, played
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(inline="always")
 def _close_books(books: Books, ruined: int, step: int, outcome: I64, trajectory: I64) -> None:
     money, _, drawdown, doubled, played = books
     trajectory[played // step + 1:] = money
@@ -197,13 +197,13 @@ def _close_books(books: Books, ruined: int, step: int, outcome: I64, trajectory:
                                                                   doubled, played)
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(inline="always")
 def _session_buffers(wagers: int) -> tuple[Deck, I64, I64]:
     return (np.arange(52).astype(np.uint8), np.zeros((1, wagers), dtype=np.int64),
             np.zeros(COUNTERS, dtype=np.int64))
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(inline="always")
 def _step(hands: int, trajectory: I64) -> int:
     """Hands between checkpoints of the trajectory."""
     return max(1, hands // (trajectory.shape[0] - 1))  # type: ignore[no-any-return]

@@ -64,12 +64,12 @@ def cards_per_round(seats: int) -> int:
     return COMMUNITY + HAND * seats
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(inline="always")
 def _suit_count(mask: np.uint64, suit: int) -> int:
     return int(POPCOUNT[(mask >> np.uint64(LANE * suit)) & np.uint64(LANE_MASK)])
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(inline="always")
 def _mask(deck: Deck, start: int, count: int) -> np.uint64:
     mask = np.uint64(0)
     for i in range(start, start + count):
@@ -77,7 +77,7 @@ def _mask(deck: Deck, start: int, count: int) -> np.uint64:
     return mask
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(inline="always")
 def play(deck: Deck, seats: int, p: I64, table: I8, table2: I8, table3: I8,
          keys: U64, values: I8, state: State, nets: I64, counters: I64) -> None:
     """Play and settle one dealt round: ``deck[:3]`` community, then 6 cards a seat."""

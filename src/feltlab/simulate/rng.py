@@ -38,7 +38,7 @@ SESSION_STREAMS: Final = 1 << 48
 """Stream numbers from here on belong to sessions, below to table simulations."""
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(inline="always")
 def _mix(z: np.uint64) -> np.uint64:
     z = (z ^ (z >> np.uint64(30))) * MIX1
     z = (z ^ (z >> np.uint64(27))) * MIX2
@@ -56,12 +56,12 @@ def stream_state(seed: int, stream: int) -> State:
     return state
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(inline="always")
 def _rotl(x: np.uint64, k: int) -> np.uint64:
     return (x << np.uint64(k)) | (x >> np.uint64(64 - k))
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(inline="always")
 def next_u64(state: State) -> np.uint64:
     """Next 64-bit output of xoshiro256** (Blackman and Vigna)."""
     result = _rotl(state[1] * np.uint64(5), 7) * np.uint64(9)
@@ -75,13 +75,13 @@ def next_u64(state: State) -> np.uint64:
     return result
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(inline="always")
 def next_u32(state: State) -> np.uint64:
     """The high 32 bits of the next output (the best bits of xoshiro256**)."""
     return next_u64(state) >> np.uint64(32)
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(inline="always")
 def _lemire(state: State, word: np.uint64, n: int) -> int:
     """Lemire's unbiased ``[0, n)`` from a 32-bit ``word``, redrawing in the rare biased
     case (about once in 2**27 draws for a deck)."""
@@ -96,20 +96,20 @@ def _lemire(state: State, word: np.uint64, n: int) -> int:
     return np.int64(product >> np.uint64(32))  # type: ignore[return-value]
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(inline="always")
 def bounded(state: State, n: int) -> int:
     """A uniform integer in ``[0, n)`` for ``1 <= n < 2**32``: Lemire's method."""
     return _lemire(state, next_u32(state), n)
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(inline="always")
 def _swap_in(deck: Deck, i: int, j: int) -> None:
     card = deck[i]
     deck[i] = deck[j]
     deck[j] = card
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(inline="always")
 def draw_cards(state: State, deck: Deck, count: int) -> None:
     """Move ``count`` uniformly chosen cards to the front of ``deck`` (partial Fisher-Yates).
 
@@ -128,7 +128,7 @@ def draw_cards(state: State, deck: Deck, count: int) -> None:
         _swap_in(deck, i, i + bounded(state, size - i))
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(inline="always")
 def chance(state: State, threshold: int) -> bool:
     """True with probability ``threshold / 2**32`` (0 never draws from the stream)."""
     if threshold <= 0:

@@ -109,7 +109,7 @@ def dealer_known(rules: FlushRules, case: Case) -> CaseResult:
 
 # Monte Carlo over information states --------------------------------------------------
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(inline="always")
 def add_masks(masks: Int64Array, deck: npt.NDArray[np.uint8], start: int, stop: int) -> None:
     """Add the cards at ``deck[start:stop]`` to the per-suit rank masks."""
     for position in range(start, stop):

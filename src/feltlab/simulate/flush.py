@@ -9,15 +9,12 @@ from __future__ import annotations
 
 from fractions import Fraction
 from pathlib import Path
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 import numba as nb
 import numpy as np
 
-from feltlab.analysis import flush as analysis
 from feltlab.analysis import flush_kernels as fk
-from feltlab.analysis.flush_strategy import Strategy as FlushStrategy
-from feltlab.analysis.flush_strategy import load_strategy
 from feltlab.kernels import (
     LANE,
     LANE_BIT,
@@ -29,6 +26,10 @@ from feltlab.kernels import (
 from feltlab.rules import FlushRules
 from feltlab.simulate.common import I8, I64, U64, Strategy, bonus_net, cap_value, capped, pay_array
 from feltlab.simulate.rng import Deck, State, bounded, chance
+
+if TYPE_CHECKING:  # the analysis is imported when a strategy or an exact value is derived
+    from feltlab.analysis.flush import OptimalDecisionTable
+    from feltlab.analysis.flush_strategy import Strategy as FlushStrategy
 
 WAGERS: Final = ("ante", "flush", "straight_flush", "total")
 HAND: Final = 7
@@ -234,6 +235,8 @@ def play(deck: Deck, seats: int, p: I64, table: I8, table2: I8, table3: I8,
 def plan_strategy(rules: FlushRules, plan: FlushStrategy, name: str) -> Strategy:
     """A flush-based strategy of :mod:`feltlab.analysis.flush_strategy` as a table by flush
     value (decisions from :func:`feltlab.analysis.flush.strategy_decisions`)."""
+    from feltlab.analysis import flush as analysis
+
     decisions = analysis.strategy_decisions(rules, plan)
     table = np.zeros(VALUES, dtype=np.int8)
     table[fk.VALUES] = decisions[:, 0]
@@ -251,11 +254,15 @@ def simple_strategy(rules: FlushRules) -> Strategy:
     >>> int(s.table[flush_value_of(6, (12, 11, 10, 9, 8, 7))])
     3
     """
+    from feltlab.analysis import flush as analysis
+
     return plan_strategy(rules, analysis.strategy_card_strategy(rules), "simple")
 
 
 def file_strategy(rules: FlushRules, path: Path) -> Strategy:
     """A strategy file in the format of :mod:`feltlab.analysis.flush_strategy`."""
+    from feltlab.analysis.flush_strategy import load_strategy
+
     return plan_strategy(rules, load_strategy(path), path.stem)
 
 
@@ -285,13 +292,15 @@ def optimal_strategy(rules: FlushRules) -> Strategy:
     a raise per flush value, and for the flush values whose best play depends on the other
     suits, every such hand up to suit renaming with its own decision (the analysis's
     ``optimal_raise_of_masks``). Computed once per rule set and process."""
+    from feltlab.analysis import flush as analysis
+
     key = rules.model_dump_json()
     if key not in _OPTIMAL:
         _OPTIMAL[key] = _optimal_from(analysis.optimal_decision_table(rules))
     return _OPTIMAL[key]
 
 
-def _optimal_from(decisions: analysis.OptimalDecisionTable) -> Strategy:
+def _optimal_from(decisions: OptimalDecisionTable) -> Strategy:
     table = np.asarray(decisions.decision_by_flush_value, dtype=np.int8).copy()
     if not decisions.exceptions:
         return Strategy("optimal", table, optimal=True)
@@ -361,6 +370,8 @@ def _exceptions_kernel(masks: I64, table: I8, qualify: int, max_raise: I64,
 
 def _never_folds_a_paying_flush(rules: FlushRules, table: I8) -> bool:
     """Whether no hand whose flush the Flush bonus pays is (or may be, -1) folded."""
+    from feltlab.analysis import flush as analysis
+
     if not rules.flush_pays:
         return True
     paying = fk.VALUES[np.greater_equal(analysis.VALUE_LENGTHS, min(rules.flush_pays))]
@@ -376,6 +387,9 @@ def exact_edges(rules: FlushRules, strategy: Strategy,
     any strategy that, like the optimal one, never folds a hand the bonus pays. With
     mistakes (random decisions) the main game has no exact value here.
     """
+    from feltlab.analysis import flush as analysis
+    from feltlab.analysis.flush_strategy import Strategy as FlushStrategy
+
     mistakes = mistake > 0
     sheet = analysis.analyze(rules)
     edges: dict[str, Fraction] = {}
@@ -395,4 +409,6 @@ def exact_edges(rules: FlushRules, strategy: Strategy,
 
 def capped_total(rules: FlushRules, bets: dict[str, int]) -> Fraction:
     """Exact ``total`` under the optimal strategy: per unit of all the initial wagers."""
+    from feltlab.analysis import flush as analysis
+
     return analysis.capped_returns(rules, bets)["total"]

@@ -15,20 +15,21 @@ from __future__ import annotations
 
 from fractions import Fraction
 from pathlib import Path
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 import numba as nb
 import numpy as np
 
-from feltlab.analysis import holdem as analysis
 from feltlab.analysis.holdem_solver import binomials, set_colex_index
-from feltlab.analysis.holdem_strategy import StudStrategy, parse_strategy, strategy_choices
 from feltlab.evaluators import PokerHand, ThreeCardHand
 from feltlab.kernels import poker_class_of_row, three_card_class_of_row
 from feltlab.rules import HoldemStudRules
 from feltlab.simulate.common import I8, I64, U64, Strategy, cap_value, capped
 from feltlab.simulate.flush import _mistake
 from feltlab.simulate.rng import Deck, State, chance
+
+if TYPE_CHECKING:  # the analysis is imported when a strategy or an exact value is derived
+    from feltlab.analysis.holdem_strategy import StudStrategy
 
 WAGERS: Final = ("ante", "bonus3", "total")
 HOLE: Final = 2
@@ -150,22 +151,31 @@ def _from_tables(name: str, tables: tuple[I8, ...], optimal: bool = False,
 
 def optimal_strategy(rules: HoldemStudRules) -> Strategy:
     """:func:`feltlab.analysis.holdem.decision_tables` as the kernel's arrays."""
+    from feltlab.analysis import holdem as analysis
+
     return _from_tables("optimal", analysis.decision_tables(rules), optimal=True)
 
 
 def plan_strategy(rules: HoldemStudRules, plan: StudStrategy, name: str) -> Strategy:
     """A :class:`StudStrategy` through the analysis's ``strategy_choices``."""
+    from feltlab.analysis import holdem as analysis
+    from feltlab.analysis.holdem_strategy import strategy_choices
+
     choices = strategy_choices(plan, analysis.solution_for(rules))
     return _from_tables(name, choices, plan=plan)
 
 
 def simple_strategy(rules: HoldemStudRules) -> Strategy:
     """The analysis's strategy card (:func:`feltlab.analysis.holdem.card_strategy`)."""
+    from feltlab.analysis import holdem as analysis
+
     return plan_strategy(rules, analysis.card_strategy(rules), "simple")
 
 
 def file_strategy(rules: HoldemStudRules, path: Path) -> Strategy:
     """A strategy file in the format of :mod:`feltlab.analysis.holdem_strategy`."""
+    from feltlab.analysis.holdem_strategy import parse_strategy
+
     return plan_strategy(rules, parse_strategy(path.read_text("utf-8")), path.stem)
 
 
@@ -189,6 +199,9 @@ def exact_edges(rules: HoldemStudRules, strategy: Strategy,
     """The house edges the analysis gives exactly (uncapped, per unit of each wager): the
     3 Card Bonus always (no decision changes it); the main game without mistakes, for the
     optimal strategy or a strategy model (``evaluate_strategy``)."""
+    from feltlab.analysis import holdem as analysis
+    from feltlab.analysis.holdem_strategy import StudStrategy
+
     mistakes = mistake > 0
     sheet = analysis.analyze(rules)
     edges = {wager.name: wager.house_edge for wager in sheet.wagers if wager.name == "bonus3"}
@@ -201,4 +214,6 @@ def exact_edges(rules: HoldemStudRules, strategy: Strategy,
 
 def capped_total(rules: HoldemStudRules, bets: dict[str, int]) -> Fraction:
     """Exact ``total`` under the optimal strategy: per unit of all the initial wagers."""
+    from feltlab.analysis import holdem as analysis
+
     return analysis.capped_returns(rules, bets)["total"]

@@ -14,18 +14,19 @@ from __future__ import annotations
 
 from fractions import Fraction
 from pathlib import Path
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 import numba as nb
 import numpy as np
 
-from feltlab.analysis import nine as analysis
-from feltlab.analysis.nine import NineStrategy, parse_nine_strategy
 from feltlab.cards import COLOUR_SUITS
 from feltlab.kernels import LANE, LANE_BIT, LANE_MASK, POPCOUNT
 from feltlab.rules import NineCardRules
 from feltlab.simulate.common import I8, I64, U64, Strategy, bonus_net, cap_value, capped, pay_array
 from feltlab.simulate.rng import Deck, State, chance
+
+if TYPE_CHECKING:  # the analysis is imported when a strategy or an exact value is derived
+    from feltlab.analysis.nine import NineStrategy
 
 WAGERS: Final = ("all9", "bonus9", "player6", "first3", "total")
 COMMUNITY: Final = 3
@@ -122,6 +123,8 @@ def play(deck: Deck, seats: int, p: I64, table: I8, table2: I8, table3: I8,
 
 def optimal_strategy(rules: NineCardRules) -> Strategy:
     """:func:`feltlab.analysis.nine.play_table` as the kernel's table."""
+    from feltlab.analysis import nine as analysis
+
     table = np.ascontiguousarray(analysis.play_table(rules), dtype=np.int8).ravel()
     return Strategy("optimal", table, optimal=True)
 
@@ -129,6 +132,7 @@ def optimal_strategy(rules: NineCardRules) -> Strategy:
 def plan_strategy(plan: NineStrategy, name: str) -> Strategy:
     """A :class:`~feltlab.analysis.nine.NineStrategy` as the kernel's table.
 
+    >>> from feltlab.analysis.nine import NineStrategy
     >>> plan_strategy(NineStrategy(play_when=({"flush_cards": 2},)), "two").table.tolist()
     [0, 0, 1, 1, 0, 0, 1, 0, 1, 1, 0, 0, 1, 0, 0, 0]
     """
@@ -141,12 +145,16 @@ def plan_strategy(plan: NineStrategy, name: str) -> Strategy:
 
 def simple_strategy(rules: NineCardRules) -> Strategy:
     """The analysis's strategy card (:func:`feltlab.analysis.nine.strategy_card`)."""
+    from feltlab.analysis import nine as analysis
+
     main = analysis.analyze(rules).wager("all9")
     return plan_strategy(analysis.strategy_card(rules, main)[0], "simple")
 
 
 def file_strategy(path: Path) -> Strategy:
     """A strategy file in the format of :func:`feltlab.analysis.nine.parse_nine_strategy`."""
+    from feltlab.analysis.nine import parse_nine_strategy
+
     return plan_strategy(parse_nine_strategy(path.read_text("utf-8")), path.stem)
 
 
@@ -161,11 +169,10 @@ def check_strategy(strategy: Strategy) -> None:
 
 # Exact values, from the analysis ----------------------------------------------------------
 
-NEVER: Final = NineStrategy()
-ALWAYS: Final = NineStrategy(play_when=({},))
-
-
 def _main_edge(rules: NineCardRules, strategy: Strategy) -> Fraction | None:
+    from feltlab.analysis import nine as analysis
+    from feltlab.analysis.nine import NineStrategy
+
     if strategy.optimal:
         return analysis.analyze(rules).wager("all9").house_edge
     if isinstance(strategy.plan, NineStrategy):
@@ -182,16 +189,22 @@ def exact_edges(rules: NineCardRules, strategy: Strategy,
     opposite add up to playing plus folding, so the opposite strategy's edge is
     ``always + never - strategy``, all three from ``evaluate_strategy``.
     """
+    from feltlab.analysis import nine as analysis
+    from feltlab.analysis.nine import NineStrategy
+
     sheet = analysis.analyze(rules)
     edges = {wager.name: wager.house_edge for wager in sheet.wagers if wager.name != "all9"}
     main = _main_edge(rules, strategy)
     if main is not None:
-        flipped = (analysis.evaluate_strategy(rules, ALWAYS).house_edge
-                   + analysis.evaluate_strategy(rules, NEVER).house_edge - main)
+        always, never = NineStrategy(play_when=({},)), NineStrategy()
+        flipped = (analysis.evaluate_strategy(rules, always).house_edge
+                   + analysis.evaluate_strategy(rules, never).house_edge - main)
         edges["all9"] = (1 - mistake) * main + mistake * flipped
     return edges
 
 
 def capped_total(rules: NineCardRules, bets: dict[str, int]) -> Fraction:
     """Exact ``total`` under the optimal strategy: per unit of all the initial wagers."""
+    from feltlab.analysis import nine as analysis
+
     return analysis.capped_returns(rules, bets)["total"]

@@ -377,8 +377,25 @@ def _others(loaded: LoadedRound, mine: int | None, usernames: dict[int, str]
     return views
 
 
+def usernames(session: Session, loaded: LoadedRound) -> dict[int, str]:
+    """The names of the round's seated players, by user id."""
+    if not loaded.seats:
+        return {}
+    rows = session.execute(select(User.id, User.username).where(
+        User.id.in_([item.user_id for item in loaded.seats])))
+    return {user_id: name for user_id, name in rows}
+
+
 def round_view(session: Session, loaded: LoadedRound, user_id: int) -> dict[str, Any]:
     """The round as ``user_id`` may see it: no hidden card before its reveal."""
+    mine = loaded.seat_of(user_id)
+    names = usernames(session, loaded) if len(loaded.seats) > 1 or mine is None else {}
+    return view_of(loaded, user_id, names)
+
+
+def view_of(loaded: LoadedRound, user_id: int, names: dict[int, str]) -> dict[str, Any]:
+    """:func:`round_view` from the seated players' ``names`` (no database read): the live
+    updates build every watcher's view from one loaded round this way."""
     record, state, rules = loaded.record, loaded.state, loaded.rules
     mine = loaded.seat_of(user_id)
     seat = mine.seat if mine else None
@@ -404,8 +421,6 @@ def round_view(session: Session, loaded: LoadedRound, user_id: int) -> dict[str,
     if raise_range:
         view["raise_range"] = raise_range
     if len(loaded.seats) > 1 or mine is None:
-        names = dict(session.execute(select(User.id, User.username).where(
-            User.id.in_([item.user_id for item in loaded.seats]))).all())
         view["others"] = _others(loaded, seat, names)
     if state.phase is Phase.COMPLETE:
         view |= _complete_fields(loaded, mine)

@@ -67,7 +67,9 @@ def close_table(table_id: RowId, caller: AdminDep, found: ServicesDep) -> dict[s
             raise not_found(f"shared table {table_id}")
         table.status = "closed"
         audit.record(session, caller.username, "table_closed", table=table_id)
-        return table_json(table, seated(session, table_id))
+        answer = table_json(table, seated(session, table_id))
+    found.publish(table_id)
+    return answer
 
 
 @router.get("/audit")

@@ -9,6 +9,7 @@ import json
 from collections.abc import Callable
 from typing import Annotated, Any
 
+import anyio.to_thread
 from fastapi import Depends, Request
 from fastapi.responses import JSONResponse
 from sqlalchemy import select
@@ -92,6 +93,13 @@ def idempotency_key(request: Request) -> str | None:
 def request_digest(request: Request, body: object) -> str:
     text = json.dumps([request.method, request.url.path, body], sort_keys=True, default=str)
     return hashlib.sha256(text.encode()).hexdigest()
+
+
+async def in_writer_thread(found: Services, respond: Callable[[], JSONResponse]
+                           ) -> JSONResponse:
+    """Run ``respond`` (a money-moving request, then its announcements) in one of the
+    worker's writer threads (:meth:`Services.writers`), in arrival order."""
+    return await anyio.to_thread.run_sync(respond, limiter=found.writers())
 
 
 def run_money_request(found: Services, caller: Caller, request: Request, body: object,

@@ -13,7 +13,12 @@ from sqlalchemy.orm import Session
 
 from feltlab.rules import RulesError, builtin_ids, load_rules
 from feltlab.server import rounds
-from feltlab.server.api.deps import CallerDep, ServicesDep, run_money_request
+from feltlab.server.api.deps import (
+    CallerDep,
+    ServicesDep,
+    in_writer_thread,
+    run_money_request,
+)
 from feltlab.server.api.rounds import count_if_complete
 from feltlab.server.api.schemas import RoundRequest, RowId, SeatRequest, TableRequest
 from feltlab.server.auth import Caller
@@ -135,11 +140,13 @@ def leave_seat(table_id: RowId, caller: CallerDep, found: ServicesDep) -> dict[s
             raise conflict(f"you have no seat at table {table_id}")
         session.delete(row)
         session.flush()
-        return table_json(table, seated(session, table_id))
+        answer = table_json(table, seated(session, table_id))
+    found.publish(table_id)
+    return answer
 
 
 @router.post("/tables/{table_id}/rounds", status_code=201)
-def start_round(table_id: RowId, body: RoundRequest, caller: CallerDep, found: ServicesDep,
+async def start_round(table_id: RowId, body: RoundRequest, caller: CallerDep, found: ServicesDep,
                 request: Request) -> JSONResponse:
     """Bet: a practice table deals at once; a shared table takes the wagers into its open
     betting window. The wagers are debited here."""
@@ -164,9 +171,12 @@ def start_round(table_id: RowId, body: RoundRequest, caller: CallerDep, found: S
             count_if_complete(found, loaded)
         return 201, rounds.round_view(session, loaded, caller.user_id)
 
-    response = run_money_request(found, caller, request, body.model_dump(), work)
-    found.publish(table_id)
-    return response
+    def respond() -> JSONResponse:
+        response = run_money_request(found, caller, request, body.model_dump(), work)
+        found.publish(table_id)
+        return response
+
+    return await in_writer_thread(found, respond)
 
 
 def _deal_private(session: Session, table: GameTable, user: User, body: RoundRequest,

@@ -12,7 +12,6 @@ from feltlab.server.app import create_app
 from feltlab.server.auth import settings_from_environment
 from feltlab.server.db import default_database_url
 
-
 SWITCH_INTERVAL = 0.0005
 """Seconds a thread may hold the GIL while others wait (Python's default is 0.005). A
 transaction thread gives up the GIL at every database call and must win it back from the

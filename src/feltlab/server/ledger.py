@@ -13,8 +13,9 @@ from __future__ import annotations
 
 from typing import Final
 
-from sqlalchemy import func, select
+from sqlalchemy import func, insert, select, update
 from sqlalchemy.orm import Session
+from sqlalchemy.orm.attributes import set_committed_value
 
 from feltlab.server.clock import now
 from feltlab.server.errors import ApiError
@@ -32,22 +33,38 @@ def house_name(currency: str) -> str:
     return f"house:{currency}"
 
 
+def _known(session: Session) -> dict[str, tuple[Wallet, bool]]:
+    """The wallets this transaction has read already, and whether it locked each: a
+    locked wallet is not read again (nobody else can change it before the commit)."""
+    known: dict[str, tuple[Wallet, bool]] = session.info.setdefault("wallets", {})
+    return known
+
+
 def _wallet(session: Session, name: str, lock: bool = True) -> Wallet:
-    query = select(Wallet).where(Wallet.name == name)
+    seen = _known(session).get(name)
+    if seen is not None and (seen[1] or not lock):
+        return seen[0]
+    query = select(Wallet).where(Wallet.name == name).execution_options(
+        populate_existing=True)
     wallet = session.scalars(query.with_for_update() if lock else query).one_or_none()
     if wallet is None:
         raise ApiError(404, f"wallet {name} does not exist")
+    _known(session)[name] = (wallet, lock)
     return wallet
 
 
 def house_wallet(session: Session, currency: str) -> Wallet:
     """The house's wallet in ``currency``, created on first use."""
     name = house_name(currency)
+    seen = _known(session).get(name)
+    if seen is not None:
+        return seen[0]
     wallet = session.scalars(select(Wallet).where(Wallet.name == name)).one_or_none()
     if wallet is None:
         wallet = Wallet(name=name, user_id=None, currency=currency, house=True, balance=0)
         session.add(wallet)
         session.flush()
+    _known(session)[name] = (wallet, False)
     return wallet
 
 
@@ -75,9 +92,10 @@ def balances(session: Session, user_id: int) -> dict[str, int]:
 
 
 def transfer(session: Session, source: str, destination: str, amount: int, kind: str,
-             round_id: int | None = None, memo: str = "") -> LedgerTransaction:
+             round_id: int | None = None, memo: str = "") -> int:
     """Move ``amount`` (> 0) from wallet ``source`` to ``destination`` as one balanced
-    transaction. Wallets are locked in name order so concurrent transfers cannot deadlock."""
+    transaction; returns its id. Wallets are locked in name order so concurrent transfers
+    cannot deadlock."""
     if amount <= 0:
         raise ValueError(f"a transfer moves a positive amount, got {amount}")
     if source.startswith("house:"):
@@ -91,20 +109,22 @@ def transfer(session: Session, source: str, destination: str, amount: int, kind:
     if not paying.house and paying.balance < amount:
         raise ApiError(409, f"the {paying.currency} balance of {paying.balance} is less than "
                             f"the {amount} this needs")
-    record = LedgerTransaction(kind=kind, round_id=round_id, memo=memo[:200], created_at=now())
-    session.add(record)
-    session.flush()
-    paying.balance -= amount
-    receiving.balance += amount
-    session.flush()  # the CHECK constraint speaks here if the balance would go negative
-    session.add_all([
-        LedgerEntry(transaction_id=record.id, wallet_id=paying.id, amount=-amount,
-                    balance_after=paying.balance),
-        LedgerEntry(transaction_id=record.id, wallet_id=receiving.id, amount=amount,
-                    balance_after=receiving.balance),
+    record_id = session.scalars(insert(LedgerTransaction).returning(LedgerTransaction.id),
+                                [{"kind": kind, "round_id": round_id, "memo": memo[:200],
+                                  "created_at": now()}]).one()
+    moved = {paying: paying.balance - amount, receiving: receiving.balance + amount}
+    # the CHECK constraint speaks here if the balance would go negative
+    session.execute(update(Wallet), [{"id": wallet.id, "balance": balance}
+                                     for wallet, balance in moved.items()])
+    for wallet, balance in moved.items():
+        set_committed_value(wallet, "balance", balance)
+    session.execute(insert(LedgerEntry), [  # one statement, no ids read back
+        {"transaction_id": record_id, "wallet_id": paying.id, "amount": -amount,
+         "balance_after": paying.balance},
+        {"transaction_id": record_id, "wallet_id": receiving.id, "amount": amount,
+         "balance_after": receiving.balance},
     ])
-    session.flush()
-    return record
+    return record_id
 
 
 def stake(session: Session, user_id: int, currency: str, amount: int, round_id: int,

@@ -11,7 +11,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from feltlab.server import audit, auth, ledger, rounds
-from feltlab.server.api.deps import CallerDep, ServicesDep, run_money_request
+from feltlab.server.api.deps import CallerDep, ServicesDep, moves_money, run_money_request
 from feltlab.server.api.schemas import Credentials, LimitsRequest
 from feltlab.server.clock import aware, now
 from feltlab.server.errors import ApiError
@@ -71,6 +71,7 @@ def me(caller: CallerDep, found: ServicesDep) -> dict[str, Any]:
 
 
 @router.post("/me/practice/reset")
+@moves_money
 def reset_practice(caller: CallerDep, found: ServicesDep, request: Request) -> JSONResponse:
     """Bring the practice balance back to 1,000; refused while a practice round is open."""
     def work(session: Session) -> tuple[int, Any]:

@@ -7,7 +7,7 @@ import hashlib
 import hmac
 import json
 from collections.abc import Callable
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 
 import anyio.to_thread
 from fastapi import Depends, Request
@@ -30,6 +30,7 @@ from feltlab.server.errors import ApiError
 from feltlab.server.models import IdempotencyKey
 from feltlab.server.services import Services, services
 
+Endpoint = TypeVar("Endpoint", bound=Callable[..., Any])
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 MAX_TOKEN = 200
 MAX_IDEMPOTENCY_KEY = 100
@@ -57,13 +58,21 @@ def current_caller(request: Request,
         if not hmac.compare_digest(sent.encode("utf-8", "replace"),
                                    csrf_for(token).encode()):
             raise ApiError(403, f"the {CSRF_HEADER} header is missing or wrong")
-    return authenticated(found, token)
+    endpoint = request.scope.get("endpoint")
+    return authenticated(found, token, record_use=not getattr(endpoint, "moves_money", False))
 
 
-def authenticated(found: Services, token: str) -> Caller:
+def moves_money(endpoint: Endpoint) -> Endpoint:
+    """Mark an endpoint that runs :func:`run_money_request`: the token's use is recorded
+    in its transaction rather than in a write transaction of its own."""
+    endpoint.moves_money = True  # type: ignore[attr-defined]
+    return endpoint
+
+
+def authenticated(found: Services, token: str, record_use: bool = True) -> Caller:
     with found.read() as session:
         caller = authenticate(session, token, found.auth)
-    if caller.stale:
+    if caller.stale and record_use:
         with found.transaction() as session:
             touch(session, caller)
     return caller
@@ -136,7 +145,7 @@ def _run_once(found: Services, caller: Caller, key: str | None, digest: str,
     try:
         with found.transaction() as session:
             if key is not None:
-                stored = _stored(session, caller.user_id, key)
+                stored = stored_answer(session, caller.user_id, key)
                 if stored is not None:
                     if stored.request_hash != digest:
                         raise ApiError(422, "this Idempotency-Key was used for a different "
@@ -147,6 +156,8 @@ def _run_once(found: Services, caller: Caller, key: str | None, digest: str,
                                        status_code=0, body="", created_at=now())
                 session.add(claim)
                 session.flush()
+            if caller.stale:
+                touch(session, caller)
             status, payload = work(session)
             if key is not None:
                 claim.status_code, claim.body = status, json.dumps(payload)
@@ -158,6 +169,6 @@ def _run_once(found: Services, caller: Caller, key: str | None, digest: str,
         raise
 
 
-def _stored(session: Session, user_id: int, key: str) -> IdempotencyKey | None:
+def stored_answer(session: Session, user_id: int, key: str) -> IdempotencyKey | None:
     return session.scalars(select(IdempotencyKey).where(
         IdempotencyKey.user_id == user_id, IdempotencyKey.key == key)).one_or_none()

@@ -14,6 +14,7 @@ from feltlab.server.api.deps import (
     CallerDep,
     ServicesDep,
     in_writer_thread,
+    moves_money,
     run_money_request,
 )
 from feltlab.server.api.schemas import ActionRequest, RowId
@@ -32,6 +33,7 @@ def get_round(round_id: RowId, caller: CallerDep, found: ServicesDep) -> dict[st
 
 
 @router.post("/rounds/{round_id}/actions")
+@moves_money
 async def act(round_id: RowId, body: ActionRequest, caller: CallerDep, found: ServicesDep,
         request: Request) -> JSONResponse:
     """The caller's decision; a raise, play or bet is debited here."""

@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Final
 
 from sqlalchemy import func, insert, select, update
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 from sqlalchemy.orm.attributes import set_committed_value
 
@@ -29,8 +30,19 @@ def wallet_name(user_id: int, currency: str) -> str:
     return f"user:{user_id}:{currency}"
 
 
-def house_name(currency: str) -> str:
-    return f"house:{currency}"
+HOUSE_SHARDS: Final = 16
+"""The house's side of the rounds is split over this many wallets per currency (by table),
+so that rounds at different tables never wait for one another's lock on one house row."""
+
+
+def house_name(currency: str, shard: int = 0) -> str:
+    """``house:CURRENCY`` (shard 0: resets, adjustments) or ``house:CURRENCY:SHARD``."""
+    return f"house:{currency}" if shard == 0 else f"house:{currency}:{shard}"
+
+
+def house_shard(table_id: int) -> int:
+    """The house wallet that takes the stakes and pays the results of a table's rounds."""
+    return table_id % HOUSE_SHARDS
 
 
 def _known(session: Session) -> dict[str, tuple[Wallet, bool]]:
@@ -53,17 +65,20 @@ def _wallet(session: Session, name: str, lock: bool = True) -> Wallet:
     return wallet
 
 
-def house_wallet(session: Session, currency: str) -> Wallet:
-    """The house's wallet in ``currency``, created on first use."""
-    name = house_name(currency)
+def house_wallet(session: Session, name: str) -> Wallet:
+    """The house wallet ``name`` (see :func:`house_name`), created on first use."""
+    currency = name.split(":")[1]
     seen = _known(session).get(name)
     if seen is not None:
         return seen[0]
     wallet = session.scalars(select(Wallet).where(Wallet.name == name)).one_or_none()
-    if wallet is None:
-        wallet = Wallet(name=name, user_id=None, currency=currency, house=True, balance=0)
-        session.add(wallet)
-        session.flush()
+    if wallet is None:  # two first uses at once: one inserts, the other finds it
+        dialect = session.get_bind().dialect.name
+        module = postgresql if dialect == "postgresql" else sqlite
+        session.execute(module.insert(Wallet).values(
+            name=name, user_id=None, currency=currency, house=True, balance=0
+        ).on_conflict_do_nothing(index_elements=["name"]))
+        wallet = session.scalars(select(Wallet).where(Wallet.name == name)).one()
     _known(session)[name] = (wallet, False)
     return wallet
 
@@ -78,11 +93,14 @@ def open_wallets(session: Session, user_id: int) -> None:
              PRACTICE_START, "open", memo="starting practice balance")
 
 
-def balance(session: Session, user_id: int, currency: str, lock: bool = False) -> int:
-    """A player's balance; with ``lock``, the house wallet is locked first, as every
-    transfer does, so that transactions always lock in one order and never deadlock."""
+def balance(session: Session, user_id: int, currency: str, lock: bool = False,
+            shard: int = 0) -> int:
+    """A player's balance; with ``lock``, the house wallet ``shard`` is locked first, as
+    every transfer does, so that transactions always lock in one order and never
+    deadlock."""
     if lock:
-        _wallet(session, house_name(currency))
+        house_wallet(session, house_name(currency, shard))
+        _wallet(session, house_name(currency, shard))
     return _wallet(session, wallet_name(user_id, currency), lock).balance
 
 
@@ -98,10 +116,9 @@ def transfer(session: Session, source: str, destination: str, amount: int, kind:
     cannot deadlock."""
     if amount <= 0:
         raise ValueError(f"a transfer moves a positive amount, got {amount}")
-    if source.startswith("house:"):
-        house_wallet(session, source.split(":")[1])
-    if destination.startswith("house:"):
-        house_wallet(session, destination.split(":")[1])
+    for name in (source, destination):
+        if name.startswith("house:"):
+            house_wallet(session, name)
     wallets = {name: _wallet(session, name) for name in sorted({source, destination})}
     paying, receiving = wallets[source], wallets[destination]
     if paying.currency != receiving.currency:
@@ -128,18 +145,18 @@ def transfer(session: Session, source: str, destination: str, amount: int, kind:
 
 
 def stake(session: Session, user_id: int, currency: str, amount: int, round_id: int,
-          memo: str) -> None:
+          memo: str, shard: int = 0) -> None:
     """The player puts ``amount`` on the table: from their wallet to the house."""
     if amount:
-        transfer(session, wallet_name(user_id, currency), house_name(currency), amount,
+        transfer(session, wallet_name(user_id, currency), house_name(currency, shard), amount,
                  "stake", round_id, memo)
 
 
 def pay(session: Session, user_id: int, currency: str, amount: int, round_id: int,
-        memo: str) -> None:
+        memo: str, shard: int = 0) -> None:
     """The house returns ``amount`` (stakes back plus winnings) to the player."""
     if amount:
-        transfer(session, house_name(currency), wallet_name(user_id, currency), amount,
+        transfer(session, house_name(currency, shard), wallet_name(user_id, currency), amount,
                  "settle", round_id, memo)
 
 

@@ -198,7 +198,8 @@ def place_wagers(session: Session, loaded: LoadedRound, user: User, seat: int,
             trial.apply(action)
         except ActionError as error:
             raise refused(str(error)) from None
-    before = ledger.balance(session, user.id, loaded.record.currency, lock=True)
+    before = ledger.balance(session, user.id, loaded.record.currency, lock=True,
+                            shard=ledger.house_shard(loaded.record.table_id))
     round_seat = RoundSeat(round_id=loaded.record.id, seat=seat, user_id=user.id, staked=0,
                            balance_before=before)
     session.add(round_seat)
@@ -213,7 +214,8 @@ def place_wagers(session: Session, loaded: LoadedRound, user: User, seat: int,
 def _stake(session: Session, loaded: LoadedRound, seat: RoundSeat, amount: int,
            memo: str) -> None:
     ledger.stake(session, seat.user_id, loaded.record.currency, amount, loaded.record.id,
-                 f"round {loaded.record.id} seat {seat.seat}: {memo}")
+                 f"round {loaded.record.id} seat {seat.seat}: {memo}",
+                 ledger.house_shard(loaded.record.table_id))
     seat.staked += amount
 
 
@@ -291,7 +293,8 @@ def _pay_out(session: Session, loaded: LoadedRound) -> None:
         assert settlement is not None
         returned = seat.staked + settlement.total
         ledger.pay(session, seat.user_id, loaded.record.currency, returned, loaded.record.id,
-                   f"round {loaded.record.id} seat {seat.seat}: settlement")
+                   f"round {loaded.record.id} seat {seat.seat}: settlement",
+                   ledger.house_shard(loaded.record.table_id))
         seat.total = settlement.total
         seat.balance_after = ledger.balance(session, seat.user_id, loaded.record.currency)
     loaded.record.completed_at = now()

@@ -22,6 +22,7 @@ from feltlab.server.api import accounts, admin, live_ws, rounds, rules_routes, t
 from feltlab.server.auth import AuthSettings, password_hasher
 from feltlab.server.db import database_reachable, make_engine, session_factory
 from feltlab.server.errors import ApiError
+from feltlab.server.metrics import Metrics, metrics_folder
 from feltlab.server.notify import Announcer
 from feltlab.server.services import Services
 from feltlab.server.timers import Ticker
@@ -37,7 +38,8 @@ def create_app(database_url: str, auth_settings: AuthSettings | None = None,
     engine = make_engine(database_url)
     migrate.upgrade(engine)
     settings = auth_settings or AuthSettings()
-    found = Services(engine, session_factory(engine), password_hasher(settings), settings)
+    found = Services(engine, session_factory(engine), password_hasher(settings), settings,
+                     metrics=Metrics(metrics_folder(database_url)))
     reader = make_engine(database_url, writer=False) if engine.dialect.name == "sqlite" else None
     if reader is not None:
         found.readers = session_factory(reader)
@@ -50,6 +52,7 @@ def create_app(database_url: str, auth_settings: AuthSettings | None = None,
             ticker.start()
         announcer.start()
         yield
+        found.metrics.save()
         announcer.stop()
         if ticker:
             ticker.stop()

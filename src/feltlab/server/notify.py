@@ -171,6 +171,8 @@ class Announcer:
         self._stop.set()
         if self.peers is not None:
             self.peers.close()
+            with contextlib.suppress(OSError):  # the last worker out removes the folder
+                self.peers.folder.rmdir()
 
     def _listen(self) -> None:
         import psycopg

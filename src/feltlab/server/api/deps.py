@@ -134,6 +134,13 @@ def retryable(error: OperationalError) -> bool:
     return getattr(error.orig, "sqlstate", None) in ("40P01", "40001")
 
 
+class EncodedJSON(JSONResponse):
+    """A JSON response whose content may be given already encoded (as bytes)."""
+
+    def render(self, content: Any) -> bytes:
+        return content if isinstance(content, bytes) else super().render(content)
+
+
 class _KeyRace(Exception):
     pass
 
@@ -150,8 +157,8 @@ def _run_once(found: Services, caller: Caller, key: str | None, digest: str,
                     if stored.request_hash != digest:
                         raise ApiError(422, "this Idempotency-Key was used for a different "
                                             "request")
-                    return JSONResponse(json.loads(stored.body), stored.status_code,
-                                        headers={"Idempotent-Replay": "true"})
+                    return EncodedJSON(stored.body.encode(), stored.status_code,
+                                       headers={"Idempotent-Replay": "true"})
                 claim = IdempotencyKey(user_id=caller.user_id, key=key, request_hash=digest,
                                        status_code=0, body="", created_at=now())
                 session.add(claim)
@@ -159,10 +166,11 @@ def _run_once(found: Services, caller: Caller, key: str | None, digest: str,
             if caller.stale:
                 touch(session, caller)
             status, payload = work(session)
+            body = EncodedJSON(payload, status).body  # encoded once: stored and answered
             if key is not None:
-                claim.status_code, claim.body = status, json.dumps(payload)
+                claim.status_code, claim.body = status, bytes(body).decode()
         faults.request_committed()
-        return JSONResponse(payload, status)
+        return EncodedJSON(bytes(body), status)
     except IntegrityError as error:
         if key is not None and "idempotency" in str(error).lower():
             raise _KeyRace from None

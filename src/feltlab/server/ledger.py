@@ -65,21 +65,24 @@ def _wallet(session: Session, name: str, lock: bool = True) -> Wallet:
     return wallet
 
 
-def house_wallet(session: Session, name: str) -> Wallet:
-    """The house wallet ``name`` (see :func:`house_name`), created on first use."""
-    currency = name.split(":")[1]
+def house_wallet(session: Session, name: str, lock: bool = False) -> Wallet:
+    """The house wallet ``name`` (see :func:`house_name`), created on first use; with
+    ``lock``, locked (one query when it exists)."""
     seen = _known(session).get(name)
-    if seen is not None:
+    if seen is not None and (seen[1] or not lock):
         return seen[0]
-    wallet = session.scalars(select(Wallet).where(Wallet.name == name)).one_or_none()
+    query = select(Wallet).where(Wallet.name == name).execution_options(
+        populate_existing=True)
+    query = query.with_for_update() if lock else query
+    wallet = session.scalars(query).one_or_none()
     if wallet is None:  # two first uses at once: one inserts, the other finds it
         dialect = session.get_bind().dialect.name
         module = postgresql if dialect == "postgresql" else sqlite
         session.execute(module.insert(Wallet).values(
-            name=name, user_id=None, currency=currency, house=True, balance=0
+            name=name, user_id=None, currency=name.split(":")[1], house=True, balance=0
         ).on_conflict_do_nothing(index_elements=["name"]))
-        wallet = session.scalars(select(Wallet).where(Wallet.name == name)).one()
-    _known(session)[name] = (wallet, False)
+        wallet = session.scalars(query).one()
+    _known(session)[name] = (wallet, lock)
     return wallet
 
 
@@ -99,8 +102,7 @@ def balance(session: Session, user_id: int, currency: str, lock: bool = False,
     every transfer does, so that transactions always lock in one order and never
     deadlock."""
     if lock:
-        house_wallet(session, house_name(currency, shard))
-        _wallet(session, house_name(currency, shard))
+        house_wallet(session, house_name(currency, shard), lock=True)
     return _wallet(session, wallet_name(user_id, currency), lock).balance
 
 
@@ -116,9 +118,9 @@ def transfer(session: Session, source: str, destination: str, amount: int, kind:
     cannot deadlock."""
     if amount <= 0:
         raise ValueError(f"a transfer moves a positive amount, got {amount}")
-    for name in (source, destination):
+    for name in (source, destination):  # "house:..." sorts before "user:...": name order
         if name.startswith("house:"):
-            house_wallet(session, name)
+            house_wallet(session, name, lock=True)
     wallets = {name: _wallet(session, name) for name in sorted({source, destination})}
     paying, receiving = wallets[source], wallets[destination]
     if paying.currency != receiving.currency:

@@ -44,6 +44,9 @@ class Load:
         self.completed: set[int] = set()
         self.refusals = 0
         self.reconnects = 0
+        self.messages = 0
+        self.message_bytes = 0
+        self.elapsed = self.client_cpu = self.server_cpu = 0.0
 
     async def timed(self, client: httpx.AsyncClient, method: str, path: str,
                     polling: bool = False, **kwargs: Any) -> httpx.Response:
@@ -74,7 +77,8 @@ class Load:
     async def follow(self, client: httpx.AsyncClient, headers: dict[str, str], table: int,
                      index: int, url: str, played: int, tries: int) -> tuple[int, int]:
         async with websockets.connect(url, additional_headers=headers, max_size=2**22,
-                                      ping_interval=None, open_timeout=60) as live:
+                                      ping_interval=None, open_timeout=60,
+                                      compression=None) as live:
             while played < self.rounds_per_table and time.monotonic() < self.deadline:
                 tries += 1
                 bet = await self.timed(client, "POST", f"/api/v1/tables/{table}/rounds",
@@ -90,9 +94,12 @@ class Load:
 
     async def next_message(self, live: Any) -> dict[str, Any] | None:
         try:
-            message: dict[str, Any] = json.loads(await asyncio.wait_for(live.recv(), 10))
+            text = await asyncio.wait_for(live.recv(), 10)
         except TimeoutError:
             return None
+        self.messages += 1
+        self.message_bytes += len(text)
+        message: dict[str, Any] = json.loads(text)
         return message
 
     async def finish(self, client: httpx.AsyncClient, headers: dict[str, str],
@@ -163,15 +170,25 @@ async def sign_in(client: httpx.AsyncClient, name: str, admin: bool = False
     return {"Authorization": f"Bearer {token.json()['token']}"}
 
 
-async def run(base: str, players: int, tables: int, rounds: int, seconds: float) -> Load:
+async def run(server: LiveServer, players: int, tables: int, rounds: int, seconds: float
+              ) -> Load:
+    base = server.base
     seats = await setup(base, players, tables)
-    limits = httpx.Limits(max_connections=players, max_keepalive_connections=players)
-    async with httpx.AsyncClient(base_url=base, timeout=120, limits=limits) as client:
-        load = Load(base, rounds, time.monotonic() + seconds)
-        started = time.perf_counter()
-        await asyncio.gather(*(load.player(client, headers, table, index)
-                               for index, (headers, table) in enumerate(seats)))
-        load.elapsed = time.perf_counter() - started  # type: ignore[attr-defined]
+    server_cpu = server_cpu_seconds(server)
+    # one small client a player: a player sends one request at a time, and a shared pool
+    # of hundreds of connections costs the client far more CPU than the requests
+    clients = [httpx.AsyncClient(base_url=base, timeout=120, limits=httpx.Limits(
+        max_connections=1, max_keepalive_connections=1)) for _ in seats]
+    load = Load(base, rounds, time.monotonic() + seconds)
+    started, cpu_started = time.perf_counter(), time.process_time()
+    await asyncio.gather(*(load.player(client, headers, table, index)
+                           for index, (client, (headers, table)) in enumerate(
+                               zip(clients, seats, strict=True))))
+    load.elapsed = time.perf_counter() - started
+    load.client_cpu = time.process_time() - cpu_started
+    load.server_cpu = server_cpu_seconds(server) - server_cpu
+    for client in clients:
+        await client.aclose()
     return load
 
 
@@ -192,18 +209,48 @@ def main() -> None:
     try:
         os.environ["FELTLAB_TOKEN_IDLE_MINUTES"] = "120"
         server.start()
-        load = asyncio.run(run(server.base, args.players, args.tables, args.rounds,
-                               args.seconds))
+        load_before = os.getloadavg()[0]
+        load = asyncio.run(run(server, args.players, args.tables, args.rounds, args.seconds))
+        load_after = os.getloadavg()[0]
         server.stop()
-        report(args, load, url)
+        report(args, load, url, (load_before, load_after))
     finally:
         server.stop()
         if postgres:
             postgres.stop()
 
 
-def report(args: argparse.Namespace, load: Load, url: str) -> None:
-    elapsed = load.elapsed  # type: ignore[attr-defined]
+def server_cpu_seconds(server: LiveServer) -> float:
+    """CPU seconds (user + system) of the server's processes so far (Linux /proc)."""
+    assert server.process is not None
+    group, total = os.getpgid(server.process.pid), 0
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == group:  # fields after the name: state, ppid, pgrp, ...
+            total += int(fields[11]) + int(fields[12])
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+def timer_folds(url: str) -> int:
+    """Seats folded by their decision timer: the benchmark's players never fold."""
+    from sqlalchemy import create_engine, text
+
+    engine = create_engine(url.replace("postgresql://", "postgresql+psycopg://", 1))
+    with engine.connect() as connection:
+        count = connection.execute(text(
+            "SELECT COUNT(*) FROM round_events WHERE action LIKE '%\"Fold\"%'")).scalar_one()
+    engine.dispose()
+    return int(count)
+
+
+def report(args: argparse.Namespace, load: Load, url: str,
+           load_average: tuple[float, float]) -> None:
+    elapsed = load.elapsed
     ordered = sorted(load.latencies)
     p50 = statistics.median(ordered) * 1000
     p99 = ordered[int(len(ordered) * 0.99) - 1] * 1000
@@ -212,6 +259,11 @@ def report(args: argparse.Namespace, load: Load, url: str) -> None:
           f"{len(load.completed) / elapsed:.1f} rounds/s; money requests "
           f"{len(ordered)}: p50 {p50:.1f} ms, p99 {p99:.1f} ms; "
           f"refused/retried {load.refusals}, reconnects {load.reconnects}")
+    print(f"seats folded by the decision timer: {timer_folds(url)}; WebSocket messages "
+          f"{load.messages}, {load.message_bytes / max(load.messages, 1):.0f} bytes each")
+    print(f"CPU while playing: server {load.server_cpu:.1f} s, benchmark client "
+          f"{load.client_cpu:.1f} s (in {elapsed:.1f} s on {os.cpu_count()} cores); "
+          f"load average {load_average[0]:.2f} before, {load_average[1]:.2f} after")
     open_rounds = reconcile(url)
     print(f"ledger: {books(url)}; open rounds {open_rounds}; reconciled exactly")
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI, Request
@@ -22,6 +22,7 @@ from feltlab.server.api import accounts, admin, live_ws, rounds, rules_routes, t
 from feltlab.server.auth import AuthSettings, password_hasher
 from feltlab.server.db import database_reachable, make_engine, session_factory
 from feltlab.server.errors import ApiError
+from feltlab.server.metrics import Metrics, metrics_folder
 from feltlab.server.notify import Announcer
 from feltlab.server.services import Services
 from feltlab.server.timers import Ticker
@@ -37,7 +38,8 @@ def create_app(database_url: str, auth_settings: AuthSettings | None = None,
     engine = make_engine(database_url)
     migrate.upgrade(engine)
     settings = auth_settings or AuthSettings()
-    found = Services(engine, session_factory(engine), password_hasher(settings), settings)
+    found = Services(engine, session_factory(engine), password_hasher(settings), settings,
+                     metrics=Metrics(metrics_folder(database_url)))
     reader = make_engine(database_url, writer=False) if engine.dialect.name == "sqlite" else None
     if reader is not None:
         found.readers = session_factory(reader)
@@ -50,6 +52,7 @@ def create_app(database_url: str, auth_settings: AuthSettings | None = None,
             ticker.start()
         announcer.start()
         yield
+        found.metrics.save()
         announcer.stop()
         if ticker:
             ticker.stop()
@@ -134,18 +137,38 @@ def _add_error_handlers(app: FastAPI) -> None:
 
 
 def _add_request_log(app: FastAPI, found: Services) -> None:
-    @app.middleware("http")
-    async def timed(request: Request,
-                    call_next: Callable[[Request], Awaitable[Response]]) -> Response:
+    app.add_middleware(RequestLog, found=found)
+
+
+class RequestLog:
+    """Time every HTTP request into the metrics and log it as one JSON line (a plain ASGI
+    middleware: no extra task or body stream per request)."""
+
+    def __init__(self, app: ASGIApp, found: Services) -> None:
+        self.app, self.found = app, found
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
         started = time.perf_counter()
-        response = await call_next(request)
-        seconds = time.perf_counter() - started
-        route = request.scope.get("route")
-        template = getattr(route, "path", "unmatched")
-        found.metrics.request(request.method, template, response.status_code, seconds)
-        log.info(json.dumps({"event": "request", "method": request.method, "route": template,
-                             "status": response.status_code, "ms": round(seconds * 1000, 2)}))
-        return response
+        status = 500
+
+        async def sending(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+            await send(message)
+
+        try:
+            await self.app(scope, receive, sending)
+        finally:
+            seconds = time.perf_counter() - started
+            template = getattr(scope.get("route"), "path", "unmatched")
+            self.found.metrics.request(scope["method"], template, status, seconds)
+            log.info(json.dumps({"event": "request", "method": scope["method"],
+                                 "route": template, "status": status,
+                                 "ms": round(seconds * 1000, 2)}))
 
 
 class BodyLimit:

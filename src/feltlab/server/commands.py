@@ -68,9 +68,12 @@ def register(app: typer.Typer) -> None:
         """Run the table server (API v1 under /api/v1, OpenAPI at /openapi.json)."""
         import uvicorn
 
+        from feltlab.server.metrics import clear_folder, metrics_folder
+
         url = _database(database)
         _engine(url)  # migrate once before the workers start
         os.environ["FELTLAB_DATABASE_URL"] = url
+        clear_folder(metrics_folder(url))  # /metrics counts from this start
         typer.echo(f"feltlab table server on http://{host}:{port}/ (database {_shown(url)})",
                    err=True)
         uvicorn.run("feltlab.server.asgi:create_from_environment", factory=True, host=host,

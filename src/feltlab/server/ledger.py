@@ -13,8 +13,10 @@ from __future__ import annotations
 
 from typing import Final
 
-from sqlalchemy import func, select
+from sqlalchemy import func, insert, select, update
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
+from sqlalchemy.orm.attributes import set_committed_value
 
 from feltlab.server.clock import now
 from feltlab.server.errors import ApiError
@@ -28,26 +30,59 @@ def wallet_name(user_id: int, currency: str) -> str:
     return f"user:{user_id}:{currency}"
 
 
-def house_name(currency: str) -> str:
-    return f"house:{currency}"
+HOUSE_SHARDS: Final = 16
+"""The house's side of the rounds is split over this many wallets per currency (by table),
+so that rounds at different tables never wait for one another's lock on one house row."""
+
+
+def house_name(currency: str, shard: int = 0) -> str:
+    """``house:CURRENCY`` (shard 0: resets, adjustments) or ``house:CURRENCY:SHARD``."""
+    return f"house:{currency}" if shard == 0 else f"house:{currency}:{shard}"
+
+
+def house_shard(table_id: int) -> int:
+    """The house wallet that takes the stakes and pays the results of a table's rounds."""
+    return table_id % HOUSE_SHARDS
+
+
+def _known(session: Session) -> dict[str, tuple[Wallet, bool]]:
+    """The wallets this transaction has read already, and whether it locked each: a
+    locked wallet is not read again (nobody else can change it before the commit)."""
+    known: dict[str, tuple[Wallet, bool]] = session.info.setdefault("wallets", {})
+    return known
 
 
 def _wallet(session: Session, name: str, lock: bool = True) -> Wallet:
-    query = select(Wallet).where(Wallet.name == name)
+    seen = _known(session).get(name)
+    if seen is not None and (seen[1] or not lock):
+        return seen[0]
+    query = select(Wallet).where(Wallet.name == name).execution_options(
+        populate_existing=True)
     wallet = session.scalars(query.with_for_update() if lock else query).one_or_none()
     if wallet is None:
         raise ApiError(404, f"wallet {name} does not exist")
+    _known(session)[name] = (wallet, lock)
     return wallet
 
 
-def house_wallet(session: Session, currency: str) -> Wallet:
-    """The house's wallet in ``currency``, created on first use."""
-    name = house_name(currency)
-    wallet = session.scalars(select(Wallet).where(Wallet.name == name)).one_or_none()
-    if wallet is None:
-        wallet = Wallet(name=name, user_id=None, currency=currency, house=True, balance=0)
-        session.add(wallet)
-        session.flush()
+def house_wallet(session: Session, name: str, lock: bool = False) -> Wallet:
+    """The house wallet ``name`` (see :func:`house_name`), created on first use; with
+    ``lock``, locked (one query when it exists)."""
+    seen = _known(session).get(name)
+    if seen is not None and (seen[1] or not lock):
+        return seen[0]
+    query = select(Wallet).where(Wallet.name == name).execution_options(
+        populate_existing=True)
+    query = query.with_for_update() if lock else query
+    wallet = session.scalars(query).one_or_none()
+    if wallet is None:  # two first uses at once: one inserts, the other finds it
+        dialect = session.get_bind().dialect.name
+        module = postgresql if dialect == "postgresql" else sqlite
+        session.execute(module.insert(Wallet).values(
+            name=name, user_id=None, currency=name.split(":")[1], house=True, balance=0
+        ).on_conflict_do_nothing(index_elements=["name"]))
+        wallet = session.scalars(query).one()
+    _known(session)[name] = (wallet, lock)
     return wallet
 
 
@@ -61,11 +96,13 @@ def open_wallets(session: Session, user_id: int) -> None:
              PRACTICE_START, "open", memo="starting practice balance")
 
 
-def balance(session: Session, user_id: int, currency: str, lock: bool = False) -> int:
-    """A player's balance; with ``lock``, the house wallet is locked first, as every
-    transfer does, so that transactions always lock in one order and never deadlock."""
+def balance(session: Session, user_id: int, currency: str, lock: bool = False,
+            shard: int = 0) -> int:
+    """A player's balance; with ``lock``, the house wallet ``shard`` is locked first, as
+    every transfer does, so that transactions always lock in one order and never
+    deadlock."""
     if lock:
-        _wallet(session, house_name(currency))
+        house_wallet(session, house_name(currency, shard), lock=True)
     return _wallet(session, wallet_name(user_id, currency), lock).balance
 
 
@@ -75,15 +112,15 @@ def balances(session: Session, user_id: int) -> dict[str, int]:
 
 
 def transfer(session: Session, source: str, destination: str, amount: int, kind: str,
-             round_id: int | None = None, memo: str = "") -> LedgerTransaction:
+             round_id: int | None = None, memo: str = "") -> int:
     """Move ``amount`` (> 0) from wallet ``source`` to ``destination`` as one balanced
-    transaction. Wallets are locked in name order so concurrent transfers cannot deadlock."""
+    transaction; returns its id. Wallets are locked in name order so concurrent transfers
+    cannot deadlock."""
     if amount <= 0:
         raise ValueError(f"a transfer moves a positive amount, got {amount}")
-    if source.startswith("house:"):
-        house_wallet(session, source.split(":")[1])
-    if destination.startswith("house:"):
-        house_wallet(session, destination.split(":")[1])
+    for name in (source, destination):  # "house:..." sorts before "user:...": name order
+        if name.startswith("house:"):
+            house_wallet(session, name, lock=True)
     wallets = {name: _wallet(session, name) for name in sorted({source, destination})}
     paying, receiving = wallets[source], wallets[destination]
     if paying.currency != receiving.currency:
@@ -91,35 +128,37 @@ def transfer(session: Session, source: str, destination: str, amount: int, kind:
     if not paying.house and paying.balance < amount:
         raise ApiError(409, f"the {paying.currency} balance of {paying.balance} is less than "
                             f"the {amount} this needs")
-    record = LedgerTransaction(kind=kind, round_id=round_id, memo=memo[:200], created_at=now())
-    session.add(record)
-    session.flush()
-    paying.balance -= amount
-    receiving.balance += amount
-    session.flush()  # the CHECK constraint speaks here if the balance would go negative
-    session.add_all([
-        LedgerEntry(transaction_id=record.id, wallet_id=paying.id, amount=-amount,
-                    balance_after=paying.balance),
-        LedgerEntry(transaction_id=record.id, wallet_id=receiving.id, amount=amount,
-                    balance_after=receiving.balance),
+    record_id = session.scalars(insert(LedgerTransaction).returning(LedgerTransaction.id),
+                                [{"kind": kind, "round_id": round_id, "memo": memo[:200],
+                                  "created_at": now()}]).one()
+    moved = {paying: paying.balance - amount, receiving: receiving.balance + amount}
+    # the CHECK constraint speaks here if the balance would go negative
+    session.execute(update(Wallet), [{"id": wallet.id, "balance": balance}
+                                     for wallet, balance in moved.items()])
+    for wallet, balance in moved.items():
+        set_committed_value(wallet, "balance", balance)
+    session.execute(insert(LedgerEntry), [  # one statement, no ids read back
+        {"transaction_id": record_id, "wallet_id": paying.id, "amount": -amount,
+         "balance_after": paying.balance},
+        {"transaction_id": record_id, "wallet_id": receiving.id, "amount": amount,
+         "balance_after": receiving.balance},
     ])
-    session.flush()
-    return record
+    return record_id
 
 
 def stake(session: Session, user_id: int, currency: str, amount: int, round_id: int,
-          memo: str) -> None:
+          memo: str, shard: int = 0) -> None:
     """The player puts ``amount`` on the table: from their wallet to the house."""
     if amount:
-        transfer(session, wallet_name(user_id, currency), house_name(currency), amount,
+        transfer(session, wallet_name(user_id, currency), house_name(currency, shard), amount,
                  "stake", round_id, memo)
 
 
 def pay(session: Session, user_id: int, currency: str, amount: int, round_id: int,
-        memo: str) -> None:
+        memo: str, shard: int = 0) -> None:
     """The house returns ``amount`` (stakes back plus winnings) to the player."""
     if amount:
-        transfer(session, house_name(currency), wallet_name(user_id, currency), amount,
+        transfer(session, house_name(currency, shard), wallet_name(user_id, currency), amount,
                  "settle", round_id, memo)
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import time
 from collections import defaultdict
 
 
@@ -15,11 +16,17 @@ class Hub:
         self._watchers: dict[int, set[tuple[asyncio.AbstractEventLoop, asyncio.Queue[int]]]] = (
             defaultdict(set))
         self._stamps: dict[int, int] = defaultdict(int)
+        self._published_at: dict[int, float] = {}
 
     def stamp(self, table_id: int) -> int:
         """How many announcements the table has had in this process."""
         with self._lock:
             return self._stamps[table_id]
+
+    def published_at(self, table_id: int) -> float:
+        """When (``time.monotonic``) the table was last announced here; 0 if never."""
+        with self._lock:
+            return self._published_at.get(table_id, 0.0)
 
     def watch(self, table_id: int) -> asyncio.Queue[int]:
         queue: asyncio.Queue[int] = asyncio.Queue(maxsize=100)
@@ -36,6 +43,7 @@ class Hub:
         """Tell the table's watchers in this process (callable from any thread)."""
         with self._lock:
             self._stamps[table_id] += 1
+            self._published_at[table_id] = time.monotonic()
             watchers = list(self._watchers.get(table_id, ()))
         for loop, queue in watchers:
             loop.call_soon_threadsafe(_offer, queue, table_id)

@@ -1,13 +1,27 @@
-"""Live updates across workers and hosts: on PostgreSQL a change is announced with
-``NOTIFY feltlab_tables`` and every worker's listener thread passes it to its own hub.
-On SQLite (one host, perhaps several workers) the hub is told directly, and each
-worker's watcher thread looks five times a second for round events and seats that
-other workers wrote, and tells its hub which tables moved."""
+"""Live updates across workers and hosts.
+
+On PostgreSQL a change is announced with ``NOTIFY feltlab_tables`` and every worker's
+listener thread passes it to its own hub. On SQLite (one host, perhaps several workers)
+the worker that made the change tells its own hub at once and sends the table's id as a
+datagram to every other worker's socket in a folder named after the database file
+(:class:`Peers`), so a change reaches every worker's watchers within milliseconds. As a
+safety net for writers outside the workers, each worker also looks once a second for
+round events and seats that nobody announced (:meth:`Announcer._watch`).
+"""
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import logging
+import os
+import secrets
+import socket
+import tempfile
 import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
 
 from sqlalchemy import Engine, text
 
@@ -16,8 +30,65 @@ from feltlab.server.live import Hub
 CHANNEL = "feltlab_tables"
 log = logging.getLogger("feltlab.server")
 
+WATCH_SECONDS = 1.0
+"""How often a SQLite worker looks for changes nobody announced."""
 
-WATCH_SECONDS = 0.2
+
+def peers_folder(engine: Engine) -> Path | None:
+    """The folder of a SQLite database's worker sockets (short: a socket path is at most
+    107 bytes), or None for an in-memory database."""
+    database = engine.url.database
+    if not database or database == ":memory:":
+        return None
+    digest = hashlib.sha256(str(Path(database).expanduser().resolve()).encode()).hexdigest()
+    return Path(tempfile.gettempdir()) / f"feltlab-live-{digest[:16]}"
+
+
+class Peers:
+    """The workers on one SQLite database, one datagram socket each."""
+
+    def __init__(self, folder: Path, hub: Hub) -> None:
+        self.folder, self.hub = folder, hub
+        folder.mkdir(mode=0o700, exist_ok=True)
+        self.path = folder / f"{os.getpid()}-{secrets.token_hex(4)}.sock"
+        self._socket = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        self._socket.bind(str(self.path))
+        self._sender = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        self._sender.setblocking(False)
+        self._send_lock = threading.Lock()
+
+    def send(self, table_id: int) -> None:
+        """Tell every other worker; a socket whose worker died is removed."""
+        payload = str(table_id).encode()
+        with self._send_lock:
+            for peer in self.folder.glob("*.sock"):
+                if peer == self.path:
+                    continue
+                try:
+                    self._sender.sendto(payload, str(peer))
+                except (ConnectionRefusedError, FileNotFoundError):
+                    with contextlib.suppress(OSError):
+                        peer.unlink()
+                except OSError:  # a full queue: that worker's safety net catches up
+                    log.warning("live update to %s dropped", peer.name)
+
+    def receive(self, stop: threading.Event) -> None:
+        self._socket.settimeout(1.0)
+        while not stop.is_set():
+            try:
+                payload = self._socket.recv(64)
+            except TimeoutError:
+                continue
+            except OSError:
+                return
+            if payload.isdigit():
+                self.hub.publish(int(payload))
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            self.path.unlink()
+        self._socket.close()
+        self._sender.close()
 
 
 class Announcer:
@@ -25,10 +96,14 @@ class Announcer:
         self.engine, self.hub, self.reader = engine, hub, reader
         self.postgresql = engine.dialect.name == "postgresql"
         self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
+        self._threads: list[threading.Thread] = []
+        self.peers: Peers | None = None
 
     def publish(self, table_id: int) -> None:
-        if not self.postgresql:  # the watcher thread announces it (to this worker too)
+        if not self.postgresql:
+            self.hub.publish(table_id)
+            if self.peers is not None:
+                self.peers.send(table_id)
             return
         try:
             with self.engine.connect() as connection:
@@ -40,9 +115,28 @@ class Announcer:
             self.hub.publish(table_id)
 
     def start(self) -> None:
-        target = self._listen if self.postgresql else self._watch
-        self._thread = threading.Thread(target=target, name="feltlab-live", daemon=True)
-        self._thread.start()
+        if self.postgresql:
+            self._spawn(self._listen)
+            return
+        folder = peers_folder(self.engine)
+        if folder is not None:
+            try:
+                self.peers = Peers(folder, self.hub)
+            except OSError as error:
+                log.warning("no live-update socket (%s); other workers' changes arrive "
+                            "through the database check", error)
+        if self.peers is not None:
+            self._spawn(self._receive)
+        self._spawn(self._watch)
+
+    def _receive(self) -> None:
+        if self.peers is not None:
+            self.peers.receive(self._stop)
+
+    def _spawn(self, target: Callable[[], None]) -> None:
+        thread = threading.Thread(target=target, name="feltlab-live", daemon=True)
+        thread.start()
+        self._threads.append(thread)
 
     def _watch(self) -> None:
         engine = self.reader or self.engine
@@ -66,13 +160,19 @@ class Announcer:
             except Exception:
                 log.warning("watching for changes failed; retrying")
                 continue
-            for table_id, _ in [*events, *seats]:
-                self.hub.publish(int(table_id))
+            quiet_since = time.monotonic() - 2 * WATCH_SECONDS
+            for table_id in {int(row[0]) for row in [*events, *seats]}:
+                if self.hub.published_at(table_id) < quiet_since:  # nobody announced it
+                    self.hub.publish(table_id)
             last_event = max([last_event, *(int(row[1]) for row in events)])
             last_seat = max([last_seat, *(int(row[1]) for row in seats)])
 
     def stop(self) -> None:
         self._stop.set()
+        if self.peers is not None:
+            self.peers.close()
+            with contextlib.suppress(OSError):  # the last worker out removes the folder
+                self.peers.folder.rmdir()
 
     def _listen(self) -> None:
         import psycopg

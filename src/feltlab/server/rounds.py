@@ -13,12 +13,13 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from datetime import timedelta
+from functools import lru_cache
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import func, insert, select
 from sqlalchemy.orm import Session
 
-from feltlab.cards import format_cards
+from feltlab.cards import Card, format_cards
 from feltlab.engine import (
     Action,
     ActionError,
@@ -81,9 +82,15 @@ def load_round(session: Session, round_id: int, lock: bool = False) -> LoadedRou
         select(RoundEvent.action).where(RoundEvent.round_id == round_id)
         .order_by(RoundEvent.seq))]
     rules = load_rules(record.rules_id)
-    state = HandState.replay(rules, deck_from_seed(record.server_seed, record.client_seed),
+    state = HandState.replay(rules, cached_deck(record.server_seed, record.client_seed),
                              actions)
     return LoadedRound(record, seats, rules, state, len(actions))
+
+
+@lru_cache(maxsize=4096)
+def cached_deck(server_seed: str, client_seed: str) -> tuple[Card, ...]:
+    """:func:`deck_from_seed`, kept for the rounds a worker loads again and again."""
+    return deck_from_seed(server_seed, client_seed)
 
 
 def load_for(session: Session, round_id: int, user_id: int, lock: bool = False
@@ -104,10 +111,10 @@ def lock_table(session: Session, table_id: int, skip_locked: bool = False) -> bo
     """Lock a table's row: every transaction that changes a round locks its table, then
     the round, then the house wallet, then players' wallets, always in that order, so
     none waits for another in a circle. Returns False when ``skip_locked`` and busy."""
-    query = select(GameTable.id).where(GameTable.id == table_id)
+    query = select(GameTable).where(GameTable.id == table_id)  # later gets find it loaded
     if session.get_bind().dialect.name == "postgresql":
         query = query.with_for_update(skip_locked=skip_locked)
-    return session.scalar(query) is not None
+    return session.scalars(query).one_or_none() is not None
 
 
 def _append(session: Session, loaded: LoadedRound, action: Action) -> None:
@@ -116,10 +123,10 @@ def _append(session: Session, loaded: LoadedRound, action: Action) -> None:
         loaded.state.apply(action)
     except ActionError as error:
         raise refused(str(error)) from None
-    session.add(RoundEvent(round_id=loaded.record.id, seq=loaded.events,
-                           action=json.dumps(action_to_json(action)), at=now()))
+    session.execute(insert(RoundEvent), [{  # one statement, outside the unit of work
+        "round_id": loaded.record.id, "seq": loaded.events,
+        "action": json.dumps(action_to_json(action)), "at": now()}])
     loaded.events += 1
-    session.flush()
     faults.event_appended()
 
 
@@ -191,7 +198,8 @@ def place_wagers(session: Session, loaded: LoadedRound, user: User, seat: int,
             trial.apply(action)
         except ActionError as error:
             raise refused(str(error)) from None
-    before = ledger.balance(session, user.id, loaded.record.currency, lock=True)
+    before = ledger.balance(session, user.id, loaded.record.currency, lock=True,
+                            shard=ledger.house_shard(loaded.record.table_id))
     round_seat = RoundSeat(round_id=loaded.record.id, seat=seat, user_id=user.id, staked=0,
                            balance_before=before)
     session.add(round_seat)
@@ -206,7 +214,8 @@ def place_wagers(session: Session, loaded: LoadedRound, user: User, seat: int,
 def _stake(session: Session, loaded: LoadedRound, seat: RoundSeat, amount: int,
            memo: str) -> None:
     ledger.stake(session, seat.user_id, loaded.record.currency, amount, loaded.record.id,
-                 f"round {loaded.record.id} seat {seat.seat}: {memo}")
+                 f"round {loaded.record.id} seat {seat.seat}: {memo}",
+                 ledger.house_shard(loaded.record.table_id))
     seat.staked += amount
 
 
@@ -284,7 +293,8 @@ def _pay_out(session: Session, loaded: LoadedRound) -> None:
         assert settlement is not None
         returned = seat.staked + settlement.total
         ledger.pay(session, seat.user_id, loaded.record.currency, returned, loaded.record.id,
-                   f"round {loaded.record.id} seat {seat.seat}: settlement")
+                   f"round {loaded.record.id} seat {seat.seat}: settlement",
+                   ledger.house_shard(loaded.record.table_id))
         seat.total = settlement.total
         seat.balance_after = ledger.balance(session, seat.user_id, loaded.record.currency)
     loaded.record.completed_at = now()
@@ -377,8 +387,32 @@ def _others(loaded: LoadedRound, mine: int | None, usernames: dict[int, str]
     return views
 
 
+_USERNAMES: dict[int, str] = {}
+"""Usernames by user id, kept by each worker: a username never changes once chosen."""
+
+
+def usernames(session: Session, loaded: LoadedRound) -> dict[int, str]:
+    """The names of the round's seated players, by user id."""
+    wanted = {item.user_id for item in loaded.seats}
+    missing = wanted - _USERNAMES.keys()
+    if missing:
+        if len(_USERNAMES) > 100_000:
+            _USERNAMES.clear()
+        rows = session.execute(select(User.id, User.username).where(User.id.in_(missing)))
+        _USERNAMES.update({user_id: name for user_id, name in rows})
+    return {user_id: _USERNAMES[user_id] for user_id in wanted if user_id in _USERNAMES}
+
+
 def round_view(session: Session, loaded: LoadedRound, user_id: int) -> dict[str, Any]:
     """The round as ``user_id`` may see it: no hidden card before its reveal."""
+    mine = loaded.seat_of(user_id)
+    names = usernames(session, loaded) if len(loaded.seats) > 1 or mine is None else {}
+    return view_of(loaded, user_id, names)
+
+
+def view_of(loaded: LoadedRound, user_id: int, names: dict[int, str]) -> dict[str, Any]:
+    """:func:`round_view` from the seated players' ``names`` (no database read): the live
+    updates build every watcher's view from one loaded round this way."""
     record, state, rules = loaded.record, loaded.state, loaded.rules
     mine = loaded.seat_of(user_id)
     seat = mine.seat if mine else None
@@ -404,8 +438,6 @@ def round_view(session: Session, loaded: LoadedRound, user_id: int) -> dict[str,
     if raise_range:
         view["raise_range"] = raise_range
     if len(loaded.seats) > 1 or mine is None:
-        names = dict(session.execute(select(User.id, User.username).where(
-            User.id.in_([item.user_id for item in loaded.seats]))).all())
         view["others"] = _others(loaded, seat, names)
     if state.phase is Phase.COMPLETE:
         view |= _complete_fields(loaded, mine)

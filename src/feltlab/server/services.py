@@ -3,11 +3,13 @@ the metrics and the live-update hub, kept on ``app.state.services``."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
+import anyio
 from argon2 import PasswordHasher
 from fastapi import Request
 from sqlalchemy import Engine
@@ -31,6 +33,21 @@ class Services:
     announcer: Announcer | None = None
     readers: sessionmaker[Session] | None = None
     snapshots: dict[int, Any] = field(default_factory=dict)  # live views shared per table
+    # one builder of a table's live state at a time, per (event loop, table)
+    live_locks: dict[tuple[int, int], asyncio.Lock] = field(default_factory=dict)
+    rechecked: dict[int, float] = field(default_factory=dict)  # last safety-net re-read
+    _writers: dict[int, anyio.CapacityLimiter] = field(default_factory=dict)
+
+    def writers(self) -> anyio.CapacityLimiter:
+        """The threads that may run money-moving transactions at once in this worker (per
+        event loop). Requests beyond them wait in line in the event loop, not in threads,
+        so reads (live updates, sign-in checks, GETs) always find a thread free; on SQLite,
+        where one transaction writes at a time, a few are enough to keep the writer busy."""
+        loop = id(asyncio.get_running_loop())
+        if loop not in self._writers:
+            sqlite = self.engine.dialect.name == "sqlite"
+            self._writers[loop] = anyio.CapacityLimiter(4 if sqlite else 12)
+        return self._writers[loop]
 
     @contextmanager
     def read(self) -> Iterator[Session]:

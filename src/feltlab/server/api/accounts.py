@@ -11,7 +11,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from feltlab.server import audit, auth, ledger, rounds
-from feltlab.server.api.deps import CallerDep, ServicesDep, run_money_request
+from feltlab.server.api.deps import CallerDep, ServicesDep, moves_money, run_money_request
 from feltlab.server.api.schemas import Credentials, LimitsRequest
 from feltlab.server.clock import aware, now
 from feltlab.server.errors import ApiError
@@ -30,16 +30,21 @@ def create_account(body: Credentials, found: ServicesDep) -> dict[str, Any]:
 
 
 @router.post("/login")
-def login(body: Credentials, found: ServicesDep, response: Response) -> dict[str, Any]:
-    """A bearer token; also sets the browser's HttpOnly session cookie and CSRF cookie."""
+def login(body: Credentials, found: ServicesDep, request: Request,
+          response: Response) -> dict[str, Any]:
+    """A bearer token; also sets the browser's HttpOnly session cookie and CSRF cookie,
+    marked Secure when the request came over HTTPS (directly, or through a proxy that
+    uvicorn trusts and that sends ``X-Forwarded-Proto: https``)."""
     with found.transaction() as session:
         token = auth.login(session, found.hasher, found.auth, body.username, body.password)
     if token is None:
         raise ApiError(401, "wrong username or password")
     # Session cookies: the server ends the login after idle time, the browser at its close.
-    response.set_cookie(auth.COOKIE_NAME, token, httponly=True, samesite="strict", path="/")
+    secure = request.url.scheme in ("https", "wss")
+    response.set_cookie(auth.COOKIE_NAME, token, httponly=True, samesite="strict", path="/",
+                        secure=secure)
     csrf = auth.csrf_for(token)
-    response.set_cookie(auth.CSRF_COOKIE, csrf, samesite="strict", path="/")
+    response.set_cookie(auth.CSRF_COOKIE, csrf, samesite="strict", path="/", secure=secure)
     return {"token": token, "csrf": csrf, "expires_after_idle_minutes": found.auth.idle_minutes}
 
 
@@ -71,12 +76,16 @@ def me(caller: CallerDep, found: ServicesDep) -> dict[str, Any]:
 
 
 @router.post("/me/practice/reset")
+@moves_money
 def reset_practice(caller: CallerDep, found: ServicesDep, request: Request) -> JSONResponse:
     """Bring the practice balance back to 1,000; refused while a practice round is open."""
     def work(session: Session) -> tuple[int, Any]:
         if rounds.open_round_of(session, caller.user_id, "practice") is not None:
             raise ApiError(409, "finish your open practice round before resetting")
+        before = ledger.balance(session, caller.user_id, "practice")
         ledger.reset_practice(session, caller.user_id)
+        audit.record(session, caller.username, "practice_reset", balance_before=before,
+                     balance_after=ledger.PRACTICE_START)
         return 200, _me(session, caller.user_id)
     return run_money_request(found, caller, request, None, work)
 

@@ -10,7 +10,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from feltlab.server import audit, ledger
-from feltlab.server.api.deps import AdminDep, ServicesDep, run_money_request
+from feltlab.server.api.deps import AdminDep, ServicesDep, moves_money, run_money_request
 from feltlab.server.api.schemas import AdjustRequest, RowId, SharedTableRequest
 from feltlab.server.api.tables import builtin_rules, seated, table_json
 from feltlab.server.clock import now
@@ -21,6 +21,7 @@ router = APIRouter(prefix="/api/v1/admin", tags=["admin"])
 
 
 @router.post("/cash")
+@moves_money
 def adjust_cash(body: AdjustRequest, caller: AdminDep, found: ServicesDep,
                 request: Request) -> JSONResponse:
     """Credit (amount > 0) or debit (amount < 0) a player's cash balance."""
@@ -67,7 +68,9 @@ def close_table(table_id: RowId, caller: AdminDep, found: ServicesDep) -> dict[s
             raise not_found(f"shared table {table_id}")
         table.status = "closed"
         audit.record(session, caller.username, "table_closed", table=table_id)
-        return table_json(table, seated(session, table_id))
+        answer = table_json(table, seated(session, table_id))
+    found.publish(table_id)
+    return answer
 
 
 @router.get("/audit")

@@ -7,8 +7,9 @@ import hashlib
 import hmac
 import json
 from collections.abc import Callable
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 
+import anyio.to_thread
 from fastapi import Depends, Request
 from fastapi.responses import JSONResponse
 from sqlalchemy import select
@@ -29,6 +30,7 @@ from feltlab.server.errors import ApiError
 from feltlab.server.models import IdempotencyKey
 from feltlab.server.services import Services, services
 
+Endpoint = TypeVar("Endpoint", bound=Callable[..., Any])
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 MAX_TOKEN = 200
 MAX_IDEMPOTENCY_KEY = 100
@@ -56,13 +58,21 @@ def current_caller(request: Request,
         if not hmac.compare_digest(sent.encode("utf-8", "replace"),
                                    csrf_for(token).encode()):
             raise ApiError(403, f"the {CSRF_HEADER} header is missing or wrong")
-    return authenticated(found, token)
+    endpoint = request.scope.get("endpoint")
+    return authenticated(found, token, record_use=not getattr(endpoint, "moves_money", False))
 
 
-def authenticated(found: Services, token: str) -> Caller:
+def moves_money(endpoint: Endpoint) -> Endpoint:
+    """Mark an endpoint that runs :func:`run_money_request`: the token's use is recorded
+    in its transaction rather than in a write transaction of its own."""
+    endpoint.moves_money = True  # type: ignore[attr-defined]
+    return endpoint
+
+
+def authenticated(found: Services, token: str, record_use: bool = True) -> Caller:
     with found.read() as session:
         caller = authenticate(session, token, found.auth)
-    if caller.stale:
+    if caller.stale and record_use:
         with found.transaction() as session:
             touch(session, caller)
     return caller
@@ -94,6 +104,13 @@ def request_digest(request: Request, body: object) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
+async def in_writer_thread(found: Services, respond: Callable[[], JSONResponse]
+                           ) -> JSONResponse:
+    """Run ``respond`` (a money-moving request, then its announcements) in one of the
+    worker's writer threads (:meth:`Services.writers`), in arrival order."""
+    return await anyio.to_thread.run_sync(respond, limiter=found.writers())
+
+
 def run_money_request(found: Services, caller: Caller, request: Request, body: object,
                       work: Callable[[Session], tuple[int, Any]]) -> JSONResponse:
     """Run ``work`` in one transaction; with an Idempotency-Key, a retry of the same
@@ -117,6 +134,13 @@ def retryable(error: OperationalError) -> bool:
     return getattr(error.orig, "sqlstate", None) in ("40P01", "40001")
 
 
+class EncodedJSON(JSONResponse):
+    """A JSON response whose content may be given already encoded (as bytes)."""
+
+    def render(self, content: Any) -> bytes:
+        return content if isinstance(content, bytes) else super().render(content)
+
+
 class _KeyRace(Exception):
     pass
 
@@ -128,28 +152,31 @@ def _run_once(found: Services, caller: Caller, key: str | None, digest: str,
     try:
         with found.transaction() as session:
             if key is not None:
-                stored = _stored(session, caller.user_id, key)
+                stored = stored_answer(session, caller.user_id, key)
                 if stored is not None:
                     if stored.request_hash != digest:
                         raise ApiError(422, "this Idempotency-Key was used for a different "
                                             "request")
-                    return JSONResponse(json.loads(stored.body), stored.status_code,
-                                        headers={"Idempotent-Replay": "true"})
+                    return EncodedJSON(stored.body.encode(), stored.status_code,
+                                       headers={"Idempotent-Replay": "true"})
                 claim = IdempotencyKey(user_id=caller.user_id, key=key, request_hash=digest,
                                        status_code=0, body="", created_at=now())
                 session.add(claim)
                 session.flush()
+            if caller.stale:
+                touch(session, caller)
             status, payload = work(session)
+            body = EncodedJSON(payload, status).body  # encoded once: stored and answered
             if key is not None:
-                claim.status_code, claim.body = status, json.dumps(payload)
+                claim.status_code, claim.body = status, bytes(body).decode()
         faults.request_committed()
-        return JSONResponse(payload, status)
+        return EncodedJSON(bytes(body), status)
     except IntegrityError as error:
         if key is not None and "idempotency" in str(error).lower():
             raise _KeyRace from None
         raise
 
 
-def _stored(session: Session, user_id: int, key: str) -> IdempotencyKey | None:
+def stored_answer(session: Session, user_id: int, key: str) -> IdempotencyKey | None:
     return session.scalars(select(IdempotencyKey).where(
         IdempotencyKey.user_id == user_id, IdempotencyKey.key == key)).one_or_none()

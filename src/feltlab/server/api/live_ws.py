@@ -10,7 +10,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
-from sqlalchemy import func, select
 from starlette.concurrency import run_in_threadpool
 
 from feltlab.server import rounds
@@ -19,7 +18,7 @@ from feltlab.server.api.schemas import RowId
 from feltlab.server.api.tables import seated, table_json
 from feltlab.server.auth import COOKIE_NAME, Caller
 from feltlab.server.errors import ApiError, not_found
-from feltlab.server.models import GameTable, Round, RoundEvent, TableSeat
+from feltlab.server.models import GameTable
 from feltlab.server.services import Services
 
 router = APIRouter(prefix="/api/v1", tags=["live"])
@@ -43,57 +42,74 @@ def _caller(websocket: WebSocket, found: Services) -> Caller:
 
 @dataclass(frozen=True)
 class TableState:
-    """What every watcher of a table shares at one announcement: built once per worker."""
+    """What every watcher of a table shares at one announcement: built once per worker
+    (one read of the database, one replay), then each watcher's view is cut from it."""
 
     stamp: int
     owner_id: int | None
     shared: bool
     view: dict[str, Any]
     loaded: rounds.LoadedRound | None
+    names: dict[int, str]
+    version: tuple[object, ...]
 
 
-def _table_state(found: Services, table_id: int) -> TableState:
-    stamp = found.hub.stamp(table_id)
-    cached: TableState | None = found.snapshots.get(table_id)
-    if cached is not None and cached.stamp == stamp:
-        return cached
+def _build_state(found: Services, table_id: int, stamp: int) -> TableState:
     with found.read() as session:
         table = session.get(GameTable, table_id)
         if table is None:
             raise not_found(f"table {table_id}")
-        view = table_json(table, seated(session, table.id) if table.shared else None)
+        sitting = seated(session, table.id) if table.shared else None
+        view = table_json(table, sitting)
         current = rounds.unfinished_round(session, table.id) or rounds.latest_round(
             session, table.id)
         loaded = None if current is None else rounds.load_round(session, current)
-    state = TableState(stamp, table.owner_id, table.shared, view, loaded)
-    found.snapshots[table_id] = state
-    return state
+        names = {} if loaded is None else rounds.usernames(session, loaded)
+    version = (table.status, tuple(sitting or ()), current,
+               None if loaded is None else loaded.events)
+    return TableState(stamp, table.owner_id, table.shared, view, loaded, names, version)
 
 
-def _snapshot(found: Services, table_id: RowId, caller: Caller) -> dict[str, Any]:
+async def _table_state(found: Services, table_id: int) -> TableState:
+    """The table's shared state at its latest announcement; only the first watcher to ask
+    after a change reads the database, the others wait for it and share the result."""
+    cached: TableState | None = found.snapshots.get(table_id)
+    if cached is not None and cached.stamp == found.hub.stamp(table_id):
+        return cached
+    key = (id(asyncio.get_running_loop()), table_id)  # an asyncio lock serves one loop
+    async with found.live_locks.setdefault(key, asyncio.Lock()):
+        stamp = found.hub.stamp(table_id)  # read before the database: a later change rebuilds
+        built: TableState | None = found.snapshots.get(table_id)
+        if built is not None and built.stamp == stamp:
+            return built
+        state: TableState = await run_in_threadpool(_build_state, found, table_id, stamp)
+        found.snapshots[table_id] = state
+        return state
+
+
+def _view(state: TableState, table_id: int, caller: Caller) -> dict[str, Any]:
     """What ``GET /api/v1/tables/{id}`` answers this caller (the table's current round or,
-    between rounds, its last one)."""
-    state = _table_state(found, table_id)
+    between rounds, its last one), from the shared state without a database read."""
     if not state.shared and state.owner_id != caller.user_id:
         raise not_found(f"table {table_id}")
     view = dict(state.view)
-    if state.loaded is None:
-        view["round"] = None
-        return view
-    with found.read() as session:
-        view["round"] = rounds.round_view(session, state.loaded, caller.user_id)
+    view["round"] = None if state.loaded is None else rounds.view_of(
+        state.loaded, caller.user_id, state.names)
     return view
 
 
-def _version(found: Services, table_id: int) -> tuple[object, ...]:
-    """A cheap fingerprint of the table's state: its snapshot is rebuilt only when it moves."""
-    with found.read() as session:
-        last_event = session.scalar(select(func.max(RoundEvent.id)).join(
-            Round, Round.id == RoundEvent.round_id).where(Round.table_id == table_id))
-        seats = session.execute(select(func.count(TableSeat.id), func.max(TableSeat.id)).where(
-            TableSeat.table_id == table_id)).one()
-        table = session.get(GameTable, table_id)
-        return (last_event, *seats, table.status if table else None)
+async def _recheck(found: Services, table_id: int) -> None:
+    """The safety net: once per ``POLL_SECONDS`` a worker re-reads a quiet table and
+    announces it here if it moved without an announcement (a change from elsewhere)."""
+    checked = found.rechecked
+    moment = asyncio.get_running_loop().time()
+    if moment - checked.get(table_id, 0.0) < POLL_SECONDS / 2:
+        return
+    checked[table_id] = moment
+    cached: TableState | None = found.snapshots.get(table_id)
+    fresh = await run_in_threadpool(_build_state, found, table_id, -1)
+    if cached is None or fresh.version != cached.version:
+        found.hub.publish(table_id)
 
 
 @router.websocket("/tables/{table_id}/live")
@@ -102,14 +118,13 @@ async def live(websocket: WebSocket, table_id: RowId) -> None:
     queue = found.hub.watch(table_id)  # before the first view, so no change falls between
     try:
         caller = await run_in_threadpool(_caller, websocket, found)
-        first = await run_in_threadpool(_snapshot, found, table_id, caller)
+        first = _view(await _table_state(found, table_id), table_id, caller)
     except ApiError as error:
         found.hub.unwatch(table_id, queue)
         await websocket.close(code=4000 + error.status, reason=error.detail[:120])
         return
     await websocket.accept()
     last = json.dumps(first, sort_keys=True)
-    version = await run_in_threadpool(_version, found, table_id)
     await websocket.send_text(last)
     try:
         while True:
@@ -118,17 +133,14 @@ async def live(websocket: WebSocket, table_id: RowId) -> None:
                 while not queue.empty():  # several announcements: one new view
                     queue.get_nowait()
             except TimeoutError:  # nothing announced: look whether another host moved it
-                seen = await run_in_threadpool(_version, found, table_id)
-                if seen != version:
-                    version = seen
-                    found.hub.publish(table_id)  # a new stamp: every watcher here rebuilds
+                await _recheck(found, table_id)
                 continue
-            text = json.dumps(await run_in_threadpool(_snapshot, found, table_id, caller),
+            text = json.dumps(_view(await _table_state(found, table_id), table_id, caller),
                               sort_keys=True)
             if text != last:
                 await websocket.send_text(text)
                 last = text
-    except (WebSocketDisconnect, RuntimeError):
+    except (WebSocketDisconnect, RuntimeError, ApiError):
         pass
     finally:
         found.hub.unwatch(table_id, queue)

@@ -10,7 +10,13 @@ from fastapi.responses import JSONResponse
 from sqlalchemy.orm import Session
 
 from feltlab.server import rounds
-from feltlab.server.api.deps import CallerDep, ServicesDep, run_money_request
+from feltlab.server.api.deps import (
+    CallerDep,
+    ServicesDep,
+    in_writer_thread,
+    moves_money,
+    run_money_request,
+)
 from feltlab.server.api.schemas import ActionRequest, RowId
 from feltlab.server.models import GameTable
 from feltlab.server.services import Services
@@ -27,7 +33,8 @@ def get_round(round_id: RowId, caller: CallerDep, found: ServicesDep) -> dict[st
 
 
 @router.post("/rounds/{round_id}/actions")
-def act(round_id: RowId, body: ActionRequest, caller: CallerDep, found: ServicesDep,
+@moves_money
+async def act(round_id: RowId, body: ActionRequest, caller: CallerDep, found: ServicesDep,
         request: Request) -> JSONResponse:
     """The caller's decision; a raise, play or bet is debited here."""
     table_id: list[int] = []
@@ -42,10 +49,13 @@ def act(round_id: RowId, body: ActionRequest, caller: CallerDep, found: Services
         count_if_complete(found, loaded)
         return 200, rounds.round_view(session, loaded, caller.user_id)
 
-    response = run_money_request(found, caller, request, body.model_dump(), work)
-    for table in table_id:
-        found.publish(table)
-    return response
+    def respond() -> JSONResponse:
+        response = run_money_request(found, caller, request, body.model_dump(), work)
+        for table in table_id:
+            found.publish(table)
+        return response
+
+    return await in_writer_thread(found, respond)
 
 
 def count_if_complete(found: Services, loaded: rounds.LoadedRound) -> None:

@@ -10,10 +10,19 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 from sqlalchemy import select
 from sqlalchemy.orm import Session
+from starlette.concurrency import run_in_threadpool
 
 from feltlab.rules import RulesError, builtin_ids, load_rules
 from feltlab.server import rounds
-from feltlab.server.api.deps import CallerDep, ServicesDep, run_money_request
+from feltlab.server.api.deps import (
+    CallerDep,
+    ServicesDep,
+    idempotency_key,
+    in_writer_thread,
+    moves_money,
+    run_money_request,
+    stored_answer,
+)
 from feltlab.server.api.rounds import count_if_complete
 from feltlab.server.api.schemas import RoundRequest, RowId, SeatRequest, TableRequest
 from feltlab.server.auth import Caller
@@ -141,8 +150,9 @@ def leave_seat(table_id: RowId, caller: CallerDep, found: ServicesDep) -> dict[s
 
 
 @router.post("/tables/{table_id}/rounds", status_code=201)
-def start_round(table_id: RowId, body: RoundRequest, caller: CallerDep, found: ServicesDep,
-                request: Request) -> JSONResponse:
+@moves_money
+async def start_round(table_id: RowId, body: RoundRequest, caller: CallerDep,
+                      found: ServicesDep, request: Request) -> JSONResponse:
     """Bet: a practice table deals at once; a shared table takes the wagers into its open
     betting window. The wagers are debited here."""
     try:
@@ -166,9 +176,34 @@ def start_round(table_id: RowId, body: RoundRequest, caller: CallerDep, found: S
             count_if_complete(found, loaded)
         return 201, rounds.round_view(session, loaded, caller.user_id)
 
-    response = run_money_request(found, caller, request, body.model_dump(), work)
-    found.publish(table_id)
-    return response
+    if not body.client_seed:
+        await run_in_threadpool(betting_closed, found, table_id, caller,
+                                idempotency_key(request))
+
+    def respond() -> JSONResponse:
+        response = run_money_request(found, caller, request, body.model_dump(), work)
+        found.publish(table_id)
+        return response
+
+    return await in_writer_thread(found, respond)
+
+
+def betting_closed(found: ServicesDep, table_id: RowId, caller: Caller, key: str | None
+                   ) -> None:
+    """Refuse, with a read only, a bet at a shared table whose round is being played: the
+    same refusal the write transaction would give, without queueing for the writer. A
+    retry of a request already answered goes on to get its first answer."""
+    with found.read() as session:
+        if key is not None and stored_answer(session, caller.user_id, key) is not None:
+            return
+        current = session.execute(select(Round.id).join(
+            GameTable, GameTable.id == Round.table_id).join(
+            TableSeat, TableSeat.table_id == Round.table_id).where(
+            Round.table_id == table_id, GameTable.shared.is_(True),
+            GameTable.status == "open", TableSeat.user_id == caller.user_id,
+            Round.phase.not_in(["wagers", "complete"]))).first()
+    if current is not None:
+        raise conflict(f"betting is closed: round {current.id} is being played")
 
 
 def _deal_private(session: Session, table: GameTable, user: User, body: RoundRequest,

@@ -127,14 +127,18 @@ def decode(kind: str, key: str, data: bytes) -> Arrays:
         raise StaleOrCorrupt(f"corrupt ({error})") from None
 
 
-def _write_atomically(path: Path, data: bytes) -> None:
+def write_atomically(path: Path, data: bytes, *, durable: bool = True) -> None:
+    """Write ``data`` to ``path`` so that a reader sees the old file or the new one whole,
+    whatever other writers do at the same time: to a temporary file of its own in the same
+    folder, then renamed onto ``path`` (flushed to disk first when ``durable``)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".part")
     try:
         with os.fdopen(handle, "wb") as file:
             file.write(data)
-            file.flush()
-            os.fsync(file.fileno())
+            if durable:
+                file.flush()
+                os.fsync(file.fileno())
         os.replace(temporary, path)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
@@ -163,7 +167,7 @@ def store(kind: str, key: str, arrays: Mapping[str, npt.NDArray[Any]]) -> None:
     if not enabled():
         return
     with contextlib.suppress(OSError):
-        _write_atomically(entry_path(kind, key), encode(kind, key, arrays))
+        write_atomically(entry_path(kind, key), encode(kind, key, arrays))
 
 
 def load_or_build(kind: str, key: str, build: Callable[[], Mapping[str, npt.NDArray[Any]]],

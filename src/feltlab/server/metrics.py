@@ -24,6 +24,8 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any, Final
 
+from feltlab.cache import write_atomically
+
 LATENCY_BUCKETS: Final = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
 SAVE_SECONDS: Final = 1.0
 
@@ -91,15 +93,13 @@ class Metrics:
             self.save()
 
     def save(self) -> None:
-        """Write this worker's counters to its file (atomically: write, then rename)."""
+        """Write this worker's counters to its file (atomically)."""
         if self._file is None or self.folder is None:
             return
         self._saved_at = time.monotonic()
         try:
             self.folder.mkdir(mode=0o700, exist_ok=True)
-            partial = self._file.with_suffix(".part")
-            partial.write_text(json.dumps(self.snapshot()))
-            partial.replace(self._file)
+            write_atomically(self._file, json.dumps(self.snapshot()).encode(), durable=False)
         except OSError:  # the totals miss this worker until the next save
             pass
 

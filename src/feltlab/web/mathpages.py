@@ -8,6 +8,7 @@ too), kept in memory, and its HTML kept in the user's cache folder.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from fractions import Fraction
 from html import escape
@@ -17,6 +18,7 @@ from typing import Any
 from feltlab.analysis import analyze
 from feltlab.analysis.model import ParSheet
 from feltlab.analysis.paytable import SolverError, parse_target, pay_table, solve
+from feltlab.cache import write_atomically
 from feltlab.paths import user_cache_dir
 from feltlab.rules import Rules, load_rules
 
@@ -71,13 +73,8 @@ def _par_report(rules_id: str) -> str:
     from feltlab.analysis.report_html import render_html  # loads matplotlib: only when used
 
     text = render_html(sheet_for(rules))
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        partial = path.with_suffix(".part")
-        partial.write_text(text, "utf-8")
-        partial.replace(path)
-    except OSError:
-        pass  # a read-only cache folder only costs the next visitor the computation
+    with contextlib.suppress(OSError):  # a read-only cache folder costs the next visitor
+        write_atomically(path, text.encode("utf-8"))
     return text
 
 

@@ -46,9 +46,9 @@ def _run_table() -> npt.NDArray[np.int8]:
     return table
 
 
-def _lane_value_table() -> npt.NDArray[np.int32]:
+def _lane_value_table(popcount: npt.NDArray[np.int32]) -> npt.NDArray[np.int32]:
     """A single suit's flush value (``length << 13 | ranks``) by its lane."""
-    return (_popcount_table() << 13) | np.arange(1 << 13, dtype=np.int32)
+    return (popcount << 13) | np.arange(1 << 13, dtype=np.int32)
 
 
 def _lane_bit_table() -> npt.NDArray[np.uint64]:
@@ -57,7 +57,7 @@ def _lane_bit_table() -> npt.NDArray[np.uint64]:
 
 POPCOUNT: Final = _popcount_table()
 RUN_LENGTH: Final = _run_table()
-LANE_VALUE: Final = _lane_value_table()
+LANE_VALUE: Final = _lane_value_table(POPCOUNT)
 LANE_BIT: Final = _lane_bit_table()
 WHEEL: Final = 0b1000000001111
 

@@ -162,17 +162,22 @@ def decide(mask: np.uint64, value: int, table: I8, keys: U64, values: I8) -> int
     ``keys`` (see :func:`hash_exceptions`) when it differs from the value's usual ``d``.
     ``values`` is unused."""
     multiple = int(table[value])
-    return multiple if multiple >= 0 else decide_key(canonical_key(mask), value, table, keys)
+    return multiple if multiple >= 0 else _exception_or_usual(canonical_key(mask), multiple, keys)
 
 
 @nb.njit(inline="always")
 def decide_key(key: np.uint64, value: int, table: I8, keys: U64) -> int:
     """:func:`decide` for a hand given as its :func:`canonical_key`."""
     multiple = int(table[value])
-    if multiple >= 0:
-        return multiple
+    return multiple if multiple >= 0 else _exception_or_usual(key, multiple, keys)
+
+
+@nb.njit(inline="always")
+def _exception_or_usual(key: np.uint64, code: int, keys: U64) -> int:
+    """The hand's own decision from the exception table, else its value's usual one
+    (``code`` is the table's ``-(usual + 1)``)."""
     found = exception_decision(key, keys)
-    return found if found >= 0 else -multiple - 1
+    return found if found >= 0 else -code - 1
 
 
 @nb.njit(cache=True)

@@ -56,6 +56,31 @@ def test_idle_token_expires(client: TestClient) -> None:
     assert refused.status_code == 401 and "expired" in refused.json()["detail"]
 
 
+def token_last_used(client: TestClient) -> list[object]:
+    services = client.app.state.services  # type: ignore[attr-defined]
+    with services.transaction() as session:
+        return [row.last_used_at for row in session.query(AuthToken)]
+
+
+def test_refused_money_request_still_restarts_idle_time(client: TestClient) -> None:
+    """A bet refused (rolled back) is still a use of the token: its idle time restarts."""
+    headers = sign_up(client)
+    table_id = practice_table(client, headers, "high-card-flush")
+    services = client.app.state.services  # type: ignore[attr-defined]
+    with services.transaction() as session:
+        session.execute(update(AuthToken).values(last_used_at=now() - timedelta(minutes=20)))
+    before = token_last_used(client)
+    refused = client.post(f"/api/v1/tables/{table_id}/rounds",
+                          json={"wagers": {"ante": 5000}}, headers=headers)
+    assert refused.status_code == 422 and "ante" in refused.json()["detail"]
+    after = token_last_used(client)
+    assert after != before
+    assert balances(client, headers) == {"practice": 1000, "cash": 0}
+    with services.transaction() as session:
+        session.execute(update(AuthToken).values(last_used_at=now() - timedelta(minutes=29)))
+    assert client.get("/api/v1/me", headers=headers).status_code == 200
+
+
 def test_failed_logins_are_throttled(client: TestClient) -> None:
     name = unique_name()
     client.post("/api/v1/accounts", json={"username": name, "password": "pw123456"})

@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import create_engine, text
@@ -20,6 +21,7 @@ from feltlab.server.app import create_app
 from feltlab.server.db import WriterLock
 from server.conftest import FAST_HASHING, practice_table, sign_up
 from server.helpers import assert_books_balance
+from server.live_server import LiveServer
 from server.test_shared import bet, make_admin
 
 
@@ -178,3 +180,24 @@ def test_practice_reset_is_audited(client: TestClient) -> None:
     assert audit["intact"] and len(resets) == 1
     assert resets[0]["actor"] == "resetter"
     assert resets[0]["detail"] == {"balance_before": 990, "balance_after": 1000}
+
+
+def test_cookie_is_secure_behind_a_trusted_https_proxy(sqlite_url: str, tmp_path: Path) -> None:
+    """A real ``feltlab serve``: a reverse proxy on this host (uvicorn trusts 127.0.0.1 by
+    default; FORWARDED_ALLOW_IPS names others) that says X-Forwarded-Proto: https gets
+    Secure cookies; the same login over plain HTTP does not."""
+    server = LiveServer(sqlite_url, tmp_path / "server.log")
+    server.start()
+    try:
+        account = {"username": "proxied", "password": "correct horse"}
+        assert httpx.post(server.base + "/api/v1/accounts", json=account).status_code == 201
+        plain = httpx.post(server.base + "/api/v1/login", json=account)
+        proxied = httpx.post(server.base + "/api/v1/login", json=account,
+                             headers={"X-Forwarded-Proto": "https"})
+    finally:
+        server.stop()
+    assert plain.status_code == proxied.status_code == 200
+    assert all("secure" not in cookie.lower()
+               for cookie in plain.headers.get_list("set-cookie"))
+    assert [("secure" in cookie.lower()) for cookie in proxied.headers.get_list("set-cookie")
+            ] == [True, True]

@@ -13,14 +13,14 @@ from __future__ import annotations
 
 from typing import Final
 
-from sqlalchemy import func, insert, select, update
+from sqlalchemy import bindparam, func, insert, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 from sqlalchemy.orm.attributes import set_committed_value
 
 from feltlab.server.clock import now
 from feltlab.server.errors import ApiError
-from feltlab.server.models import LedgerEntry, LedgerTransaction, Wallet
+from feltlab.server.models import LedgerEntry, LedgerTransaction, Wallet, table_of
 
 CURRENCIES: Final = ("practice", "cash")
 PRACTICE_START: Final = 1000
@@ -52,13 +52,18 @@ def _known(session: Session) -> dict[str, tuple[Wallet, bool]]:
     return known
 
 
+_BY_NAME = select(Wallet).where(Wallet.name == bindparam("name")).execution_options(
+    populate_existing=True)
+_BY_NAME_LOCKED = _BY_NAME.with_for_update()
+"""Built once: wallets are read on every money request."""
+
+
 def _wallet(session: Session, name: str, lock: bool = True) -> Wallet:
     seen = _known(session).get(name)
     if seen is not None and (seen[1] or not lock):
         return seen[0]
-    query = select(Wallet).where(Wallet.name == name).execution_options(
-        populate_existing=True)
-    wallet = session.scalars(query.with_for_update() if lock else query).one_or_none()
+    query = _BY_NAME_LOCKED if lock else _BY_NAME
+    wallet = session.scalars(query, {"name": name}).one_or_none()
     if wallet is None:
         raise ApiError(404, f"wallet {name} does not exist")
     _known(session)[name] = (wallet, lock)
@@ -71,17 +76,15 @@ def house_wallet(session: Session, name: str, lock: bool = False) -> Wallet:
     seen = _known(session).get(name)
     if seen is not None and (seen[1] or not lock):
         return seen[0]
-    query = select(Wallet).where(Wallet.name == name).execution_options(
-        populate_existing=True)
-    query = query.with_for_update() if lock else query
-    wallet = session.scalars(query).one_or_none()
+    query = _BY_NAME_LOCKED if lock else _BY_NAME
+    wallet = session.scalars(query, {"name": name}).one_or_none()
     if wallet is None:  # two first uses at once: one inserts, the other finds it
         dialect = session.get_bind().dialect.name
         module = postgresql if dialect == "postgresql" else sqlite
         session.execute(module.insert(Wallet).values(
             name=name, user_id=None, currency=name.split(":")[1], house=True, balance=0
         ).on_conflict_do_nothing(index_elements=["name"]))
-        wallet = session.scalars(query).one()
+        wallet = session.scalars(query, {"name": name}).one()
     _known(session)[name] = (wallet, lock)
     return wallet
 
@@ -111,6 +114,13 @@ def balances(session: Session, user_id: int) -> dict[str, int]:
     return {wallet.currency: wallet.balance for wallet in wallets}
 
 
+_NEW_TRANSACTION = insert(table_of(LedgerTransaction)).returning(
+    table_of(LedgerTransaction).c.id)
+_SET_BALANCE = (update(table_of(Wallet)).where(table_of(Wallet).c.id == bindparam("wallet_id"))
+                .values(balance=bindparam("new_balance")))
+_NEW_ENTRY = insert(table_of(LedgerEntry))
+
+
 def transfer(session: Session, source: str, destination: str, amount: int, kind: str,
              round_id: int | None = None, memo: str = "") -> int:
     """Move ``amount`` (> 0) from wallet ``source`` to ``destination`` as one balanced
@@ -128,16 +138,17 @@ def transfer(session: Session, source: str, destination: str, amount: int, kind:
     if not paying.house and paying.balance < amount:
         raise ApiError(409, f"the {paying.currency} balance of {paying.balance} is less than "
                             f"the {amount} this needs")
-    record_id = session.scalars(insert(LedgerTransaction).returning(LedgerTransaction.id),
-                                [{"kind": kind, "round_id": round_id, "memo": memo[:200],
-                                  "created_at": now()}]).one()
+    connection = session.connection()  # Core statements: no unit of work to run
+    record_id: int = connection.execute(_NEW_TRANSACTION, {
+        "kind": kind, "round_id": round_id, "memo": memo[:200], "created_at": now()}
+    ).scalar_one()
     moved = {paying: paying.balance - amount, receiving: receiving.balance + amount}
     # the CHECK constraint speaks here if the balance would go negative
-    session.execute(update(Wallet), [{"id": wallet.id, "balance": balance}
-                                     for wallet, balance in moved.items()])
+    connection.execute(_SET_BALANCE, [{"wallet_id": wallet.id, "new_balance": balance}
+                                      for wallet, balance in moved.items()])
     for wallet, balance in moved.items():
         set_committed_value(wallet, "balance", balance)
-    session.execute(insert(LedgerEntry), [  # one statement, no ids read back
+    connection.execute(_NEW_ENTRY, [
         {"transaction_id": record_id, "wallet_id": paying.id, "amount": -amount,
          "balance_after": paying.balance},
         {"transaction_id": record_id, "wallet_id": receiving.id, "amount": amount,

@@ -16,6 +16,7 @@ from sqlalchemy import (
     ForeignKey,
     Integer,
     String,
+    Table,
     Text,
     UniqueConstraint,
 )
@@ -24,6 +25,13 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 class Base(DeclarativeBase):
     pass
+
+
+def table_of(model: type[Base]) -> Table:
+    """The Core table of ``model``: hot paths write through it without the unit of work."""
+    table = model.__table__
+    assert isinstance(table, Table)
+    return table
 
 
 class User(Base):

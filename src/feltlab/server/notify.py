@@ -32,6 +32,8 @@ log = logging.getLogger("feltlab.server")
 
 WATCH_SECONDS = 1.0
 """How often a SQLite worker looks for changes nobody announced."""
+PEERS_LISTED_SECONDS = 1.0
+"""How often a SQLite worker lists the other workers' sockets again."""
 
 
 def peers_folder(engine: Engine) -> Path | None:
@@ -56,19 +58,29 @@ class Peers:
         self._sender = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
         self._sender.setblocking(False)
         self._send_lock = threading.Lock()
+        self._known: list[Path] = []
+        self._listed_at = -PEERS_LISTED_SECONDS
+
+    def _others(self) -> list[Path]:
+        """The other workers' sockets, listed again at most once per
+        :data:`PEERS_LISTED_SECONDS` (a new worker hears from this one after that)."""
+        moment = time.monotonic()
+        if moment - self._listed_at >= PEERS_LISTED_SECONDS:
+            self._known = [peer for peer in self.folder.glob("*.sock") if peer != self.path]
+            self._listed_at = moment
+        return self._known
 
     def send(self, table_id: int) -> None:
         """Tell every other worker; a socket whose worker died is removed."""
         payload = str(table_id).encode()
         with self._send_lock:
-            for peer in self.folder.glob("*.sock"):
-                if peer == self.path:
-                    continue
+            for peer in self._others():
                 try:
                     self._sender.sendto(payload, str(peer))
                 except (ConnectionRefusedError, FileNotFoundError):
                     with contextlib.suppress(OSError):
                         peer.unlink()
+                    self._listed_at = -PEERS_LISTED_SECONDS
                 except OSError:  # a full queue: that worker's safety net catches up
                     log.warning("live update to %s dropped", peer.name)
 

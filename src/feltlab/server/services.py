@@ -68,6 +68,6 @@ class Services:
             yield session
 
 
-def services(request: Request) -> Services:
+async def services(request: Request) -> Services:
     found: Services = request.app.state.services
     return found

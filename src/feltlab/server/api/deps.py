@@ -12,7 +12,7 @@ from typing import Annotated, Any, TypeVar
 import anyio.to_thread
 from fastapi import Depends, Request
 from fastapi.responses import JSONResponse
-from sqlalchemy import select
+from sqlalchemy import bindparam, insert, select, update
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session
 
@@ -27,7 +27,7 @@ from feltlab.server.auth import (
 )
 from feltlab.server.clock import now
 from feltlab.server.errors import ApiError
-from feltlab.server.models import IdempotencyKey
+from feltlab.server.models import IdempotencyKey, table_of
 from feltlab.server.services import Services, services
 
 Endpoint = TypeVar("Endpoint", bound=Callable[..., Any])
@@ -117,15 +117,21 @@ def run_money_request(found: Services, caller: Caller, request: Request, body: o
     request gets the first answer again and moves no money a second time."""
     key = idempotency_key(request)
     digest = request_digest(request, body)
-    for attempt in range(4):
-        try:
-            return _run_once(found, caller, key, digest, work)
-        except _KeyRace:
-            continue
-        except OperationalError as error:
-            if not retryable(error) or attempt == 3:
-                raise
-    raise ApiError(409, "another request with this Idempotency-Key is still running")
+    try:
+        for attempt in range(4):
+            try:
+                return _run_once(found, caller, key, digest, work)
+            except _KeyRace:
+                continue
+            except OperationalError as error:
+                if not retryable(error) or attempt == 3:
+                    raise
+        raise ApiError(409, "another request with this Idempotency-Key is still running")
+    except ApiError:
+        if caller.stale:  # a refusal rolls back its transaction, but the token was used
+            with found.transaction() as session:
+                touch(session, caller)
+        raise
 
 
 def retryable(error: OperationalError) -> bool:
@@ -159,16 +165,16 @@ def _run_once(found: Services, caller: Caller, key: str | None, digest: str,
                                             "request")
                     return EncodedJSON(stored.body.encode(), stored.status_code,
                                        headers={"Idempotent-Replay": "true"})
-                claim = IdempotencyKey(user_id=caller.user_id, key=key, request_hash=digest,
-                                       status_code=0, body="", created_at=now())
-                session.add(claim)
-                session.flush()
+                claim = session.connection().execute(_CLAIM, {
+                    "user_id": caller.user_id, "key": key, "request_hash": digest,
+                    "status_code": 0, "body": "", "created_at": now()}).scalar_one()
             if caller.stale:
                 touch(session, caller)
             status, payload = work(session)
             body = EncodedJSON(payload, status).body  # encoded once: stored and answered
             if key is not None:
-                claim.status_code, claim.body = status, bytes(body).decode()
+                session.connection().execute(_ANSWER, {
+                    "claim_id": claim, "status_code": status, "body": bytes(body).decode()})
         faults.request_committed()
         return EncodedJSON(bytes(body), status)
     except IntegrityError as error:
@@ -177,6 +183,13 @@ def _run_once(found: Services, caller: Caller, key: str | None, digest: str,
         raise
 
 
+_KEYS = table_of(IdempotencyKey)
+_CLAIM = insert(_KEYS).returning(_KEYS.c.id)
+_ANSWER = (update(_KEYS).where(_KEYS.c.id == bindparam("claim_id"))
+           .values(status_code=bindparam("status_code"), body=bindparam("body")))
+_STORED_ANSWER = select(IdempotencyKey).where(IdempotencyKey.user_id == bindparam("user_id"),
+                                              IdempotencyKey.key == bindparam("key"))
+
+
 def stored_answer(session: Session, user_id: int, key: str) -> IdempotencyKey | None:
-    return session.scalars(select(IdempotencyKey).where(
-        IdempotencyKey.user_id == user_id, IdempotencyKey.key == key)).one_or_none()
+    return session.scalars(_STORED_ANSWER, {"user_id": user_id, "key": key}).one_or_none()

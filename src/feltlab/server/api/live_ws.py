@@ -124,7 +124,7 @@ async def live(websocket: WebSocket, table_id: RowId) -> None:
         await websocket.close(code=4000 + error.status, reason=error.detail[:120])
         return
     await websocket.accept()
-    last = json.dumps(first, sort_keys=True)
+    last = json.dumps(first)
     await websocket.send_text(last)
     try:
         while True:
@@ -135,8 +135,7 @@ async def live(websocket: WebSocket, table_id: RowId) -> None:
             except TimeoutError:  # nothing announced: look whether another host moved it
                 await _recheck(found, table_id)
                 continue
-            text = json.dumps(_view(await _table_state(found, table_id), table_id, caller),
-                              sort_keys=True)
+            text = json.dumps(_view(await _table_state(found, table_id), table_id, caller))
             if text != last:
                 await websocket.send_text(text)
                 last = text

@@ -19,7 +19,7 @@ from feltlab.server.app import create_app
 from feltlab.server.fairness import combine_client_seeds, deck_from_seed
 from feltlab.server.verify import VerifyError, verify_round
 from server.cli_helpers import run_cli
-from server.conftest import FAST_HASHING, balances, sign_up
+from server.conftest import FAST_HASHING, balances, play_round, practice_table, sign_up
 from server.helpers import assert_books_balance
 from server.test_shared import expire_timers, make_admin
 
@@ -200,3 +200,15 @@ def test_no_seeds_deal_as_before(client: TestClient) -> None:
     play_out(client, round_id, players)
     views = check_proofs(client, round_id, players, {1: "", 2: ""})
     assert views[0]["client_seed"] == ""
+
+
+def test_private_tables_unchanged(client: TestClient) -> None:
+    """At a private table the player's seed is the round's client seed, unmixed."""
+    headers = sign_up(client)
+    table_id = practice_table(client, headers, "high-card-flush")
+    view = play_round(client, headers, table_id, {"wagers": {"ante": 10},
+                                                  "client_seed": ALICE_SEED})
+    assert view["client_seed"] == ALICE_SEED and "client_seeds" not in view
+    assert verify_round(view)["verified"]
+    state = replayed_hand(view, ALICE_SEED)
+    assert view["cards"]["player"] == format_cards(state.seats[1].cards)

@@ -383,7 +383,7 @@ function sharedSeeds(round) {
   let mixed = "none: no seat gave a seed";
   if (round.client_seed) mixed = el("code", { class: "hash", id: "mixed-seed" }, round.client_seed);
   else if (round.phase === "wagers") mixed = "mixed from the seats' seeds at the deal";
-  items.push(el("dt", {}, "Client seed: SHA-256 of the lines \"seat:seed\" of the seats with a seed"),
+  items.push(el("dt", {}, "Mixed client seed: SHA-256 of the seats' \"seat:seed\" lines"),
     el("dd", {}, mixed));
   return items;
 }

@@ -3,6 +3,7 @@ chi-square over many decks, reproducible, and sensitive to both seeds."""
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import math
 from collections import Counter
@@ -15,6 +16,7 @@ from feltlab.cards import fisher_yates
 from feltlab.server.fairness import (
     FairnessError,
     check_client_seed,
+    combine_client_seeds,
     commitment,
     deck_from_seed,
     new_server_seed,
@@ -117,3 +119,27 @@ def test_client_seed_checked(bad: str) -> None:
 def test_server_seed_checked(bad: str) -> None:
     with pytest.raises(FairnessError):
         commitment(bad)
+
+
+def mixed_by_hand(pairs: list[tuple[int, str]]) -> str:
+    """The README's recipe, written out separately: SHA-256 of "SEAT:SEED" lines."""
+    text = "".join(f"{seat}:{seed}\n" for seat, seed in pairs)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def test_combine_client_seeds() -> None:
+    assert combine_client_seeds({}) == "" and combine_client_seeds({1: "", 7: ""}) == ""
+    seeds = {7: "g", 2: "b:2", 1: "", 10: "ten"}
+    mixed = combine_client_seeds(seeds)
+    assert mixed == mixed_by_hand([(2, "b:2"), (7, "g"), (10, "ten")])
+    assert mixed == combine_client_seeds(dict(reversed(seeds.items())))  # any key order
+    assert check_client_seed(mixed) == mixed and len(mixed) == 64  # a valid client seed
+    assert combine_client_seeds({3: "x"}) == mixed_by_hand([(3, "x")]) != "x"
+    variants = [{1: "a", 2: "b"}, {1: "b", 2: "a"}, {1: "a", 3: "b"}, {1: "a"},
+                {1: "a", 2: "B"}, {1: "a", 2: "b", 3: "c"}, {11: "a", 2: "b"}]
+    assert len({combine_client_seeds(item) for item in variants}) == len(variants)
+
+
+def test_combine_client_seeds_checks_each_seed() -> None:
+    with pytest.raises(FairnessError, match="client_seed"):
+        combine_client_seeds({1: "fine", 2: "new\nline"})

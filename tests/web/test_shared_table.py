@@ -1,7 +1,8 @@
 """Two players at one shared table in two real browser contexts (a desktop and a phone):
 an admin opens the table through the API, both players find it in the lobby, sit, bet in
 the betting window, see each other's bets, whose turn it is and the timer, decide in
-turn, see the dealer's reveal and each seat's settlement, and leave.
+turn, see the dealer's reveal and each seat's settlement, and leave. One gives a client
+seed: both pages show it and the round's mixed seed, and each verifies the round.
 
 No hidden card ever reaches a page before its reveal: every WebSocket frame each page
 receives and every state of its DOM (recorded by a MutationObserver) is checked against
@@ -22,6 +23,7 @@ import pytest
 from feltlab.rules import load_rules
 from feltlab.server.auth import AuthSettings, create_account, password_hasher
 from feltlab.server.db import make_engine, session_factory, transaction
+from feltlab.server.fairness import combine_client_seeds
 from web.conftest import Server
 from web.test_browser import TIMEOUT, balance, button, enabled_decisions, shot, sign_up
 
@@ -30,6 +32,7 @@ TABLE_API = re.compile(r"/api/v1/(tables|rounds)(/|$|\?)")
 RANK_NAMES = {"A": "ace", "K": "king", "Q": "queen", "J": "jack", "T": "10"}
 SUIT_NAMES = {"s": "spades", "h": "hearts", "d": "diamonds", "c": "clubs"}
 SUIT_SYMBOLS = {"s": "♠", "h": "♥", "d": "♦", "c": "♣"}
+ALICE_SEED = "alice-luck.7"
 RECORD_DOM = """
 window.__feltDom = [];
 new MutationObserver(() => {
@@ -221,6 +224,23 @@ def check_nothing_hidden_leaked(player: Player, seat: int) -> None:
     assert hidden <= dom_cards(settled[-1]), "the reveal is not on the page"
 
 
+def check_seed_proof(players: list[Player]) -> None:
+    """Alice's seed went into the deck: each page shows the seats' seeds and their mix,
+    and its Verify button re-mixes them and checks every card."""
+    mixed = combine_client_seeds({1: ALICE_SEED})
+    for player in players:
+        final = player.round()
+        assert final["client_seeds"] == {"1": ALICE_SEED, "2": ""}
+        assert final["client_seed"] == mixed
+        page = player.page
+        page.locator("#mixed-seed", has_text=mixed).wait_for(timeout=TIMEOUT)
+        assert ALICE_SEED in page.locator("#proof").text_content()
+        button(page, "Verify").click()
+        page.locator("#verify-result", has_text=re.compile(
+            "^Verified.*seats' seeds mix into the round's client seed")).wait_for(
+            timeout=TIMEOUT)
+
+
 @pytest.mark.parametrize("rules_id", ["high-card-flush", "nh-holdem-stud"])
 def test_two_players_at_a_shared_table(rules_id: str, server: Server, desktop: Any,
                                        phone: Any, artifacts: Path) -> None:
@@ -233,6 +253,7 @@ def test_two_players_at_a_shared_table(rules_id: str, server: Server, desktop: A
     assert button(alice.page, "Sit at seat 3").count() == 0  # seated: no other seat offered
 
     button(alice.page, "Ante").click()
+    alice.page.get_by_label("Your seed for the next round (optional)").fill(ALICE_SEED)
     alice_before = balance(alice.page)
     button(alice.page, "Place bets").click()
     wait_seat(bob.page, 1, "wagers ")  # bob sees that alice has bet
@@ -279,6 +300,7 @@ def test_two_players_at_a_shared_table(rules_id: str, server: Server, desktop: A
 
     check_nothing_hidden_leaked(alice, 1)
     check_nothing_hidden_leaked(bob, 2)
+    check_seed_proof([alice, bob])
 
     button(alice.page, "Leave seat").click()
     button(alice.page, "Sit at seat 1").wait_for(timeout=TIMEOUT)

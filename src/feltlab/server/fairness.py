@@ -21,7 +21,7 @@ import hashlib
 import hmac
 import re
 import secrets
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 
 from feltlab.cards import Card, fisher_yates, full_deck
 
@@ -49,6 +49,29 @@ def check_client_seed(client_seed: str) -> str:
     if not CLIENT_SEED_PATTERN.fullmatch(client_seed):
         raise FairnessError("client_seed is up to 64 letters, digits or _ . : -")
     return client_seed
+
+
+def combine_client_seeds(seeds: Mapping[int, str]) -> str:
+    """The one client seed of a shared round, mixed from its seats' client seeds.
+
+    ``""`` when no seat gave a seed (the round deals as with no client seed). Otherwise
+    the SHA-256 (lowercase hex) of the ASCII text made of one line ``SEAT:SEED`` (the
+    seat number in decimal) ended by a newline (``\\n``) for each seat with a non-empty
+    seed, in increasing seat number; seats without a seed are left out. Each seed is
+    checked by :func:`check_client_seed`, so no seed holds a newline and the text reads
+    back one way only.
+
+    >>> combine_client_seeds({1: "", 3: ""})
+    ''
+    >>> mixed = combine_client_seeds({3: "carol", 1: "alice", 2: ""})
+    >>> mixed == hashlib.sha256(b"1:alice\\n3:carol\\n").hexdigest()
+    True
+    >>> mixed
+    '9c8376014aa8df9a283fbfb5ebda7268d2d105d1ba58b4b87826e6fbaa4b85e3'
+    """
+    lines = "".join(f"{seat}:{check_client_seed(seed)}\n"
+                    for seat, seed in sorted(seeds.items()) if seed)
+    return hashlib.sha256(lines.encode("ascii")).hexdigest() if lines else ""
 
 
 def commitment(seed: str) -> str:

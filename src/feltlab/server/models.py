@@ -179,6 +179,8 @@ class RoundSeat(Base):
     balance_before: Mapped[int] = mapped_column(BigInteger)
     balance_after: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
     total: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    client_seed: Mapped[str] = mapped_column(String(64), default="", server_default="")
+    """The seed the player gave with the bet ("" for none); shared tables mix them."""
 
     __table_args__ = (UniqueConstraint("round_id", "seat"),
                       UniqueConstraint("round_id", "user_id"))

@@ -41,7 +41,12 @@ from feltlab.rules import FlushRules, HoldemStudRules, NineCardRules, Rules, loa
 from feltlab.server import faults, ledger
 from feltlab.server.clock import aware, now
 from feltlab.server.errors import ApiError, conflict, not_found, refused
-from feltlab.server.fairness import commitment, deck_from_seed, new_server_seed
+from feltlab.server.fairness import (
+    combine_client_seeds,
+    commitment,
+    deck_from_seed,
+    new_server_seed,
+)
 from feltlab.server.models import GameTable, Round, RoundEvent, RoundSeat, User
 
 MAX_OPTIONS_LISTED = 3
@@ -57,6 +62,8 @@ class LoadedRound:
     rules: Rules
     state: HandState
     events: int
+    shared: bool = False
+    """At a shared table: the seats' client seeds are mixed at the deal."""
 
     def seat_of(self, user_id: int) -> RoundSeat | None:
         return next((seat for seat in self.seats if seat.user_id == user_id), None)
@@ -72,10 +79,12 @@ def rules_for(rules_id: str, fingerprint: str) -> Rules:
 
 
 def load_round(session: Session, round_id: int, lock: bool = False) -> LoadedRound:
-    query = select(Round).where(Round.id == round_id)
-    record = session.scalars(query.with_for_update() if lock else query).one_or_none()
-    if record is None:
+    query = select(Round, GameTable.shared).join(GameTable, GameTable.id == Round.table_id
+                                                 ).where(Round.id == round_id)
+    row = session.execute(query.with_for_update(of=Round) if lock else query).one_or_none()
+    if row is None:
         raise not_found(f"round {round_id}")
+    record, shared = row
     seats = list(session.scalars(select(RoundSeat).where(RoundSeat.round_id == round_id)
                                  .order_by(RoundSeat.seat)))
     actions = [action_from_json(json.loads(text)) for text in session.scalars(
@@ -84,7 +93,7 @@ def load_round(session: Session, round_id: int, lock: bool = False) -> LoadedRou
     rules = load_rules(record.rules_id)
     state = HandState.replay(rules, cached_deck(record.server_seed, record.client_seed),
                              actions)
-    return LoadedRound(record, seats, rules, state, len(actions))
+    return LoadedRound(record, seats, rules, state, len(actions), shared)
 
 
 @lru_cache(maxsize=4096)
@@ -181,12 +190,14 @@ def open_round(session: Session, table: GameTable, client_seed: str,
     session.add(record)
     session.flush()
     state = HandState(rules, deck_from_seed(seed, client_seed))
-    return LoadedRound(record, [], rules, state, 0)
+    return LoadedRound(record, [], rules, state, 0, table.shared)
 
 
 def place_wagers(session: Session, loaded: LoadedRound, user: User, seat: int,
-                 wagers: dict[str, int], colour: str | None) -> RoundSeat:
-    """Seat ``user`` in the round with these wagers, debited now."""
+                 wagers: dict[str, int], colour: str | None, client_seed: str = ""
+                 ) -> RoundSeat:
+    """Seat ``user`` in the round with these wagers, debited now, and the client seed
+    they give (checked already) for a shared round's deal."""
     if loaded.seat_of(user.id) is not None:
         raise conflict(f"you have already bet in round {loaded.record.id}")
     actions = wager_actions(loaded.rules, seat, wagers, colour)
@@ -201,7 +212,7 @@ def place_wagers(session: Session, loaded: LoadedRound, user: User, seat: int,
     before = ledger.balance(session, user.id, loaded.record.currency, lock=True,
                             shard=ledger.house_shard(loaded.record.table_id))
     round_seat = RoundSeat(round_id=loaded.record.id, seat=seat, user_id=user.id, staked=0,
-                           balance_before=before)
+                           balance_before=before, client_seed=client_seed)
     session.add(round_seat)
     session.flush()
     loaded.seats.append(round_seat)
@@ -221,8 +232,24 @@ def _stake(session: Session, loaded: LoadedRound, seat: RoundSeat, amount: int,
 
 def deal(session: Session, loaded: LoadedRound, decision: timedelta | None = None) -> None:
     """Close the wagers, deal, and run on to the first decision (or settlement)."""
+    if loaded.shared:
+        _mix_client_seeds(loaded)
     _append(session, loaded, Deal())
     advance(session, loaded, decision)
+
+
+def _mix_client_seeds(loaded: LoadedRound) -> None:
+    """A shared round's deck comes from its server seed, fixed when it opened, and the
+    seats' client seeds mixed into one: the round keeps that one (committed with the
+    Deal event) and its wagers are replayed on the new deck; no card is drawn yet."""
+    mixed = combine_client_seeds({seat.seat: seat.client_seed for seat in loaded.seats})
+    if mixed == loaded.record.client_seed:
+        return
+    log = loaded.state.log
+    assert all(isinstance(action, PlaceWager | ChooseColour) for action in log)
+    loaded.record.client_seed = mixed
+    loaded.state = HandState.replay(loaded.rules, cached_deck(loaded.record.server_seed,
+                                                              mixed), log)
 
 
 # --- decisions -----------------------------------------------------------------------------
@@ -433,6 +460,8 @@ def view_of(loaded: LoadedRound, user_id: int, names: dict[int, str]) -> dict[st
         "log": [action_to_json(action) for action in state.log],
         "created_at": aware(record.created_at).isoformat(),
     }
+    if loaded.shared:
+        view["client_seeds"] = {str(item.seat): item.client_seed for item in loaded.seats}
     if isinstance(rules, NineCardRules):
         view["colour"] = hand.colour if hand else None
     if raise_range:
@@ -476,7 +505,7 @@ def recall(session: Session, loaded: LoadedRound, user_id: int) -> list[dict[str
     steps = []
     staked, balance = 0, mine.balance_before
     partial = LoadedRound(loaded.record, loaded.seats, loaded.rules,
-                          HandState(loaded.rules, loaded.state.deck), 0)
+                          HandState(loaded.rules, loaded.state.deck), 0, loaded.shared)
     for action in loaded.state.log:
         partial.state.apply(action)
         stake = _step_stake(partial, action, mine.seat)

@@ -1,10 +1,12 @@
 """``feltlab verify ROUND.json``: check a complete round as the server answered it.
 
-The revealed seed must hash to the commitment shown before the deal; the seed and the
-client seed give the deck; replaying the round's action log on that deck through the
-engine must deal exactly the cards the round shows and settle to its results and total;
-and the round's ``payout_request`` must settle to the same total through the payout
-calculator. No database is needed: the round's JSON is the whole proof.
+The revealed seed must hash to the commitment shown before the deal; at a shared table
+the seats' ``client_seeds`` must mix (by
+:func:`~feltlab.server.fairness.combine_client_seeds`) into the round's ``client_seed``;
+the seed and the client seed give the deck; replaying the round's action log on that
+deck through the engine must deal exactly the cards the round shows and settle to its
+results and total; and the round's ``payout_request`` must settle to the same total
+through the payout calculator. No database is needed: the round's JSON is the whole proof.
 """
 
 from __future__ import annotations
@@ -15,7 +17,12 @@ from feltlab.cards import format_cards
 from feltlab.engine import ActionError, HandState, Phase, action_from_json
 from feltlab.payout import settle_request
 from feltlab.rules import RulesError, load_rules
-from feltlab.server.fairness import FairnessError, commitment, deck_from_seed
+from feltlab.server.fairness import (
+    FairnessError,
+    combine_client_seeds,
+    commitment,
+    deck_from_seed,
+)
 
 
 class VerifyError(ValueError):
@@ -40,6 +47,8 @@ def verify_round(document: object) -> dict[str, Any]:
     try:
         if commitment(seed) != _field(document, "commitment", str):
             raise VerifyError("the seed does not hash to the commitment shown before the deal")
+        if "client_seeds" in document:
+            _check_mixed_seed(document["client_seeds"], client_seed)
         deck = deck_from_seed(seed, client_seed)
     except FairnessError as error:
         raise VerifyError(str(error)) from None
@@ -49,6 +58,19 @@ def verify_round(document: object) -> dict[str, Any]:
     return {"round": document.get("id"), "rules": state.rules.id, "verified": True,
             "commitment": document["commitment"], "total": document.get("total"),
             "events": len(state.log)}
+
+
+def _check_mixed_seed(seeds: object, client_seed: object) -> None:
+    """A shared round's client seed is the mix of its seats' seeds."""
+    if not isinstance(seeds, dict) or not all(
+            isinstance(seat, str) and seat.isascii() and seat.isdigit() and isinstance(seed, str)
+            for seat, seed in seeds.items()):
+        raise VerifyError("the round's 'client_seeds' field is not an object of seat "
+                          "numbers to seeds")
+    mixed = combine_client_seeds({int(seat): seed for seat, seed in seeds.items()})
+    if mixed != client_seed:
+        raise VerifyError(f"the round's client_seed ({client_seed or 'none'}) is not the mix "
+                          f"of the seats' client seeds ({mixed or 'none'})")
 
 
 def _replay(document: dict[str, Any], deck: Any) -> HandState:

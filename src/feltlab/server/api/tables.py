@@ -170,15 +170,13 @@ async def start_round(table_id: RowId, body: RoundRequest, caller: CallerDep,
         user = session.get(User, caller.user_id)
         assert user is not None
         if table.shared:
-            loaded = _bet_at_shared(session, table, user, body)
+            loaded = _bet_at_shared(session, table, user, body, client_seed)
         else:
             loaded = _deal_private(session, table, user, body, client_seed)
             count_if_complete(found, loaded)
         return 201, rounds.round_view(session, loaded, caller.user_id)
 
-    if not body.client_seed:
-        await run_in_threadpool(betting_closed, found, table_id, caller,
-                                idempotency_key(request))
+    await run_in_threadpool(betting_closed, found, table_id, caller, idempotency_key(request))
 
     def respond() -> JSONResponse:
         response = run_money_request(found, caller, request, body.model_dump(), work)
@@ -217,14 +215,14 @@ def _deal_private(session: Session, table: GameTable, user: User, body: RoundReq
     return loaded
 
 
-def _bet_at_shared(session: Session, table: GameTable, user: User, body: RoundRequest
-                   ) -> rounds.LoadedRound:
+def _bet_at_shared(session: Session, table: GameTable, user: User, body: RoundRequest,
+                   client_seed: str) -> rounds.LoadedRound:
+    """The bet joins the round in its betting window (opening one if none is open); the
+    player's client seed is kept on their seat and mixed with the others' at the deal."""
     seat = session.scalar(select(TableSeat.seat).where(TableSeat.table_id == table.id,
                                                        TableSeat.user_id == user.id))
     if seat is None:
         raise conflict(f"take a seat at table {table.id} before betting")
-    if body.client_seed:
-        raise ApiError(422, "a shared table's deck takes no client seed")
     current = rounds.unfinished_round(session, table.id)
     if current is None:
         loaded = rounds.open_round(session, table, "",
@@ -233,7 +231,7 @@ def _bet_at_shared(session: Session, table: GameTable, user: User, body: RoundRe
         loaded = rounds.load_round(session, current, lock=True)
         if loaded.record.phase != "wagers":
             raise conflict(f"betting is closed: round {current} is being played")
-    rounds.place_wagers(session, loaded, user, seat, body.wagers, body.colour)
+    rounds.place_wagers(session, loaded, user, seat, body.wagers, body.colour, client_seed)
     seated_now = session.scalars(select(TableSeat.user_id).where(
         TableSeat.table_id == table.id)).all()
     if {item.user_id for item in loaded.seats} >= set(seated_now):

@@ -2,7 +2,9 @@
 // mapping (feltlab.server.fairness): HMAC-SHA256 keyed by the 32-byte server seed over
 // "<client seed>:<counter>", read as 32-bit big-endian words; randbelow(n) rejects words
 // at or above the largest multiple of n below 2^32; Fisher-Yates from the top over the
-// deck in card order (suit * 13 + rank; suits s h d c; ranks 2..A).
+// deck in card order (suit * 13 + rank; suits s h d c; ranks 2..A). At a shared table the
+// round's client seed is the SHA-256 (hex) of the lines "SEAT:SEED\n" of the seats that
+// gave a seed, in seat order ("" when none did): feltlab.server.fairness.combine_client_seeds.
 "use strict";
 
 const RANKS = "23456789TJQKA";
@@ -20,6 +22,14 @@ function toHex(buffer) {
 
 export async function commitmentOf(seedHex) {
   return toHex(await crypto.subtle.digest("SHA-256", hexBytes(seedHex)));
+}
+
+/** A shared round's client seed from its seats' seeds ({"1": "alice", "2": "", ...}). */
+export async function mixedClientSeed(seeds) {
+  const text = Object.entries(seeds).filter(([, seed]) => seed)
+    .sort(([a], [b]) => Number(a) - Number(b))
+    .map(([seat, seed]) => `${seat}:${seed}\n`).join("");
+  return text ? toHex(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text))) : "";
 }
 
 class WordStream {
@@ -90,6 +100,12 @@ export async function verifyRound(round, layout) {
   if (commitment !== round.commitment) {
     return { ok: false, text: `The seed does not match the commitment (its SHA-256 is ${commitment}).` };
   }
+  if (round.client_seeds) {
+    const mixed = await mixedClientSeed(round.client_seeds);
+    if (mixed !== (round.client_seed || "")) {
+      return { ok: false, text: `The round's client seed is not the mix of the seats' seeds (${mixed || "none"}).` };
+    }
+  }
   const deck = await deckFromSeed(round.seed, round.client_seed);
   const seats = [round.seat, ...(round.others || []).map((other) => other.seat)]
     .filter((seat) => seat !== null && seat !== undefined).sort((a, b) => a - b);
@@ -108,6 +124,7 @@ export async function verifyRound(round, layout) {
     }
     count += shown.length;
   }
+  const mixed = round.client_seeds ? "the seats' seeds mix into the round's client seed, " : "";
   return { ok: true, deck, text: `Verified in this page: SHA-256 of the seed is the commitment shown ` +
-    `before the deal, and all ${count} cards dealt are where the seed's deck puts them.` };
+    `before the deal, ${mixed}and all ${count} cards dealt are where the seed's deck puts them.` };
 }

@@ -143,7 +143,7 @@ async function deal() {
   const body = { wagers: { ...state.bets } };
   if (state.card.colours.length) body.colour = state.colour;
   const seed = document.getElementById("client-seed").value.trim();
-  if (seed && !state.table.shared) body.client_seed = seed;
+  if (seed) body.client_seed = seed;
   await send(async () => {
     const round = await api("POST", `/tables/${tableId}/rounds`, body, { idempotent: true });
     state.lastWagers = { wagers: { ...state.bets }, colour: body.colour || null };
@@ -361,13 +361,31 @@ function renderProof() {
   if (round) {
     proof.append(el("dt", {}, `Round ${round.id}: commitment (SHA-256 of the seed)`),
       el("dd", {}, el("code", { class: "hash" }, round.commitment)));
-    if (round.client_seed) proof.append(el("dt", {}, "Your seed"), el("dd", {}, el("code", { class: "hash" }, round.client_seed)));
+    if (round.client_seeds) proof.append(...sharedSeeds(round));
+    else if (round.client_seed) proof.append(el("dt", {}, "Your seed"), el("dd", {}, el("code", { class: "hash" }, round.client_seed)));
     proof.append(el("dt", {}, "Server seed"), el("dd", {}, round.seed
       ? el("code", { class: "hash", id: "server-seed" }, round.seed) : "revealed when the round is complete"));
   } else {
     proof.append(el("dd", { class: "hint" }, "Each round's commitment shows here when it is dealt; its seed after settlement."));
   }
   document.getElementById("verify").disabled = !(round && round.seed);
+}
+
+/** A shared round's seeds: each seat's, then their mix, the round's client seed. */
+function sharedSeeds(round) {
+  const items = [];
+  const seats = Object.keys(round.client_seeds).sort((a, b) => Number(a) - Number(b));
+  for (const seat of seats) {
+    const seed = round.client_seeds[seat];
+    const who = Number(seat) === round.seat ? `Your seed (seat ${seat})` : `Seat ${seat}'s seed`;
+    items.push(el("dt", {}, who), el("dd", {}, seed ? el("code", { class: "hash" }, seed) : "none"));
+  }
+  let mixed = "none: no seat gave a seed";
+  if (round.client_seed) mixed = el("code", { class: "hash", id: "mixed-seed" }, round.client_seed);
+  else if (round.phase === "wagers") mixed = "mixed from the seats' seeds at the deal";
+  items.push(el("dt", {}, "Mixed client seed: SHA-256 of the seats' \"seat:seed\" lines"),
+    el("dd", {}, mixed));
+  return items;
 }
 
 /** Which controls the player needs now: chips and Deal, decisions, or neither. */
@@ -624,8 +642,7 @@ async function start() {
     say(status, `Pick a chip, press the ${main.spot} spot (and any bonus), then Deal.`);
   }
   await lastRounds();
-  if (table.shared) {  // a shared deck takes no player's seed
-    document.getElementById("client-seed-box").hidden = true;
+  if (table.shared) {
     document.getElementById("deal").textContent = "Place bets";
     live();
     setInterval(tick, 500);

@@ -1,0 +1,56 @@
+"""The Alembic migrations build exactly the schema the models describe, on SQLite and
+PostgreSQL, and a database at an older revision upgrades in place."""
+
+from __future__ import annotations
+
+from alembic import command
+from alembic.autogenerate import compare_metadata
+from alembic.runtime.migration import MigrationContext
+from sqlalchemy import select, text
+
+from feltlab.server.db import make_engine, normalise_url
+from feltlab.server.migrate import alembic_config, current_revision, upgrade
+from feltlab.server.models import Base, RoundSeat
+from feltlab.web import scores
+
+
+def test_migrations_match_the_models(database_url: str) -> None:
+    assert scores.TrainerScore.__table__.metadata is Base.metadata  # its table is known
+    engine = make_engine(normalise_url(database_url))
+    try:
+        upgrade(engine)
+        with engine.connect() as connection:
+            differences = compare_metadata(MigrationContext.configure(connection),
+                                           Base.metadata)
+        assert differences == []
+    finally:
+        engine.dispose()
+
+
+def test_seat_client_seeds_added_to_an_existing_database(sqlite_url: str) -> None:
+    """A database made before 0003 keeps its round seats; each gets the empty seed."""
+    engine = make_engine(normalise_url(sqlite_url))
+    try:
+        command.upgrade(alembic_config(engine), "0002")
+        with engine.begin() as connection:
+            connection.execute(text(
+                "INSERT INTO users (id, username, password_hash, role, created_at) "
+                "VALUES (1, 'old', 'x', 'player', '2026-01-01')"))
+            connection.execute(text(
+                "INSERT INTO tables (id, rules_id, fingerprint, currency, shared, status, "
+                "name, betting_seconds, decision_seconds, created_at) VALUES (1, "
+                "'high-card-flush', 'f', 'practice', 1, 'open', '', 20, 20, '2026-01-01')"))
+            connection.execute(text(
+                "INSERT INTO rounds (id, table_id, rules_id, fingerprint, currency, "
+                "server_seed, commitment, client_seed, phase, created_at) VALUES (1, 1, "
+                "'high-card-flush', 'f', 'practice', 's', 'c', '', 'wagers', '2026-01-01')"))
+            connection.execute(text(
+                "INSERT INTO round_seats (round_id, seat, user_id, staked, balance_before) "
+                "VALUES (1, 2, 1, 10, 1000)"))
+        upgrade(engine)
+        assert current_revision(engine) == "0003"
+        with engine.connect() as connection:
+            assert connection.execute(select(RoundSeat.seat, RoundSeat.client_seed)).all() \
+                == [(2, "")]
+    finally:
+        engine.dispose()

@@ -16,7 +16,7 @@ from datetime import timedelta
 from functools import lru_cache
 from typing import Any
 
-from sqlalchemy import func, insert, select
+from sqlalchemy import bindparam, func, insert, select
 from sqlalchemy.orm import Session
 
 from feltlab.cards import Card, format_cards
@@ -47,7 +47,7 @@ from feltlab.server.fairness import (
     deck_from_seed,
     new_server_seed,
 )
-from feltlab.server.models import GameTable, Round, RoundEvent, RoundSeat, User
+from feltlab.server.models import GameTable, Round, RoundEvent, RoundSeat, User, table_of
 
 MAX_OPTIONS_LISTED = 3
 """Raises are listed at whole multiples of the ante; ``raise_range`` gives the rest."""
@@ -78,18 +78,35 @@ def rules_for(rules_id: str, fingerprint: str) -> Rules:
     return rules
 
 
+# Statements run on every request are built once: building one costs more CPU than
+# running it, and a statement kept keeps its compiled form's cache key too.
+_ROUND = (select(Round, GameTable.shared).join(GameTable, GameTable.id == Round.table_id)
+          .where(Round.id == bindparam("round_id")))
+_ROUND_LOCKED = _ROUND.with_for_update(of=Round)
+_SEATS = (select(RoundSeat).where(RoundSeat.round_id == bindparam("round_id"))
+          .order_by(RoundSeat.seat))
+_EVENTS = (select(RoundEvent.action).where(RoundEvent.round_id == bindparam("round_id"))
+           .order_by(RoundEvent.seq))
+_TABLE_OF_SEAT = (select(Round.table_id).join(RoundSeat, RoundSeat.round_id == Round.id)
+                  .where(RoundSeat.round_id == bindparam("round_id"),
+                         RoundSeat.user_id == bindparam("user_id")))
+_TABLE = select(GameTable).where(GameTable.id == bindparam("table_id"))
+_TABLE_LOCKED = _TABLE.with_for_update()
+_TABLE_LOCKED_OR_SKIPPED = _TABLE.with_for_update(skip_locked=True)
+_UNFINISHED = select(func.min(Round.id)).where(Round.table_id == bindparam("table_id"),
+                                               Round.phase != Phase.COMPLETE.value)
+_NEW_EVENT = insert(table_of(RoundEvent))
+_LATEST = select(func.max(Round.id)).where(Round.table_id == bindparam("table_id"))
+
+
 def load_round(session: Session, round_id: int, lock: bool = False) -> LoadedRound:
-    query = select(Round, GameTable.shared).join(GameTable, GameTable.id == Round.table_id
-                                                 ).where(Round.id == round_id)
-    row = session.execute(query.with_for_update(of=Round) if lock else query).one_or_none()
+    key = {"round_id": round_id}
+    row = session.execute(_ROUND_LOCKED if lock else _ROUND, key).one_or_none()
     if row is None:
         raise not_found(f"round {round_id}")
     record, shared = row
-    seats = list(session.scalars(select(RoundSeat).where(RoundSeat.round_id == round_id)
-                                 .order_by(RoundSeat.seat)))
-    actions = [action_from_json(json.loads(text)) for text in session.scalars(
-        select(RoundEvent.action).where(RoundEvent.round_id == round_id)
-        .order_by(RoundEvent.seq))]
+    seats = list(session.scalars(_SEATS, key))
+    actions = [action_from_json(json.loads(text)) for text in session.scalars(_EVENTS, key)]
     rules = load_rules(record.rules_id)
     state = HandState.replay(rules, cached_deck(record.server_seed, record.client_seed),
                              actions)
@@ -106,9 +123,7 @@ def load_for(session: Session, round_id: int, user_id: int, lock: bool = False
              ) -> LoadedRound:
     """The round if the caller has a seat in it; another player's round is not found.
     With ``lock``, its table's row is locked first, then the round's."""
-    table_id = session.scalar(select(Round.table_id).join(
-        RoundSeat, RoundSeat.round_id == Round.id).where(
-        RoundSeat.round_id == round_id, RoundSeat.user_id == user_id))
+    table_id = session.scalar(_TABLE_OF_SEAT, {"round_id": round_id, "user_id": user_id})
     if table_id is None:
         raise not_found(f"round {round_id}")
     if lock:
@@ -120,10 +135,10 @@ def lock_table(session: Session, table_id: int, skip_locked: bool = False) -> bo
     """Lock a table's row: every transaction that changes a round locks its table, then
     the round, then the house wallet, then players' wallets, always in that order, so
     none waits for another in a circle. Returns False when ``skip_locked`` and busy."""
-    query = select(GameTable).where(GameTable.id == table_id)  # later gets find it loaded
+    query = _TABLE  # later gets find it loaded
     if session.get_bind().dialect.name == "postgresql":
-        query = query.with_for_update(skip_locked=skip_locked)
-    return session.scalars(query).one_or_none() is not None
+        query = _TABLE_LOCKED_OR_SKIPPED if skip_locked else _TABLE_LOCKED
+    return session.scalars(query, {"table_id": table_id}).one_or_none() is not None
 
 
 def _append(session: Session, loaded: LoadedRound, action: Action) -> None:
@@ -132,9 +147,9 @@ def _append(session: Session, loaded: LoadedRound, action: Action) -> None:
         loaded.state.apply(action)
     except ActionError as error:
         raise refused(str(error)) from None
-    session.execute(insert(RoundEvent), [{  # one statement, outside the unit of work
+    session.connection().execute(_NEW_EVENT, {  # Core: outside the unit of work
         "round_id": loaded.record.id, "seq": loaded.events,
-        "action": json.dumps(action_to_json(action)), "at": now()}])
+        "action": json.dumps(action_to_json(action)), "at": now()})
     loaded.events += 1
     faults.event_appended()
 
@@ -246,7 +261,8 @@ def _mix_client_seeds(loaded: LoadedRound) -> None:
     if mixed == loaded.record.client_seed:
         return
     log = loaded.state.log
-    assert all(isinstance(action, PlaceWager | ChooseColour) for action in log)
+    if not all(isinstance(action, PlaceWager | ChooseColour) for action in log):
+        raise RuntimeError(f"round {loaded.record.id} drew cards before its seeds were mixed")
     loaded.record.client_seed = mixed
     loaded.state = HandState.replay(loaded.rules, cached_deck(loaded.record.server_seed,
                                                               mixed), log)
@@ -542,8 +558,7 @@ def _step(partial: LoadedRound, action: Action, seat: int, staked: int, balance:
 
 
 def unfinished_round(session: Session, table_id: int) -> int | None:
-    return session.scalar(select(func.min(Round.id)).where(
-        Round.table_id == table_id, Round.phase != Phase.COMPLETE.value))
+    return session.scalar(_UNFINISHED, {"table_id": table_id})
 
 
 def open_round_of(session: Session, user_id: int, currency: str) -> int | None:
@@ -555,4 +570,4 @@ def open_round_of(session: Session, user_id: int, currency: str) -> int | None:
 
 
 def latest_round(session: Session, table_id: int) -> int | None:
-    return session.scalar(select(func.max(Round.id)).where(Round.table_id == table_id))
+    return session.scalar(_LATEST, {"table_id": table_id})

@@ -128,10 +128,16 @@ def run_money_request(found: Services, caller: Caller, request: Request, body: o
                     raise
         raise ApiError(409, "another request with this Idempotency-Key is still running")
     except ApiError:
-        if caller.stale:  # a refusal rolls back its transaction, but the token was used
-            with found.transaction() as session:
-                touch(session, caller)
+        record_refused_use(found, caller)
         raise
+
+
+def record_refused_use(found: Services, caller: Caller) -> None:
+    """A refusal rolls back its transaction, but the token was used: its idle time starts
+    again all the same."""
+    if caller.stale:
+        with found.transaction() as session:
+            touch(session, caller)
 
 
 def retryable(error: OperationalError) -> bool:

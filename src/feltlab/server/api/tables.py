@@ -8,7 +8,7 @@ from typing import Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
 from starlette.concurrency import run_in_threadpool
 
@@ -20,6 +20,7 @@ from feltlab.server.api.deps import (
     idempotency_key,
     in_writer_thread,
     moves_money,
+    record_refused_use,
     run_money_request,
     stored_answer,
 )
@@ -69,10 +70,22 @@ def visible_table(session: Session, table_id: RowId, caller: Caller) -> GameTabl
     return table
 
 
+_SEATED = (select(TableSeat.seat, User.username).join(User, User.id == TableSeat.user_id)
+           .where(TableSeat.table_id == bindparam("table_id")).order_by(TableSeat.seat))
+_SEAT_OF = select(TableSeat.seat).where(TableSeat.table_id == bindparam("table_id"),
+                                        TableSeat.user_id == bindparam("user_id"))
+_SEATED_USERS = select(TableSeat.user_id).where(TableSeat.table_id == bindparam("table_id"))
+_TABLE_LOCKED = select(GameTable).where(GameTable.id == bindparam("table_id")).with_for_update()
+_ROUND_IN_PLAY = (select(Round.id).join(GameTable, GameTable.id == Round.table_id)
+                  .join(TableSeat, TableSeat.table_id == Round.table_id)
+                  .where(Round.table_id == bindparam("table_id"), GameTable.shared.is_(True),
+                         GameTable.status == "open",
+                         TableSeat.user_id == bindparam("user_id"),
+                         Round.phase.not_in(["wagers", "complete"])))
+
+
 def seated(session: Session, table_id: RowId) -> list[tuple[int, str]]:
-    return list(session.execute(
-        select(TableSeat.seat, User.username).join(User, User.id == TableSeat.user_id)
-        .where(TableSeat.table_id == table_id).order_by(TableSeat.seat)).all())
+    return [(seat, name) for seat, name in session.execute(_SEATED, {"table_id": table_id})]
 
 
 @router.post("/tables", status_code=201)
@@ -161,8 +174,7 @@ async def start_round(table_id: RowId, body: RoundRequest, caller: CallerDep,
         raise ApiError(422, str(error)) from None
 
     def work(session: Session) -> tuple[int, Any]:
-        table = session.scalars(select(GameTable).where(GameTable.id == table_id)
-                                .with_for_update()).one_or_none()
+        table = session.scalars(_TABLE_LOCKED, {"table_id": table_id}).one_or_none()
         if table is None or (not table.shared and table.owner_id != caller.user_id):
             raise not_found(f"table {table_id}")
         if table.status != "open":
@@ -194,13 +206,10 @@ def betting_closed(found: ServicesDep, table_id: RowId, caller: Caller, key: str
     with found.read() as session:
         if key is not None and stored_answer(session, caller.user_id, key) is not None:
             return
-        current = session.execute(select(Round.id).join(
-            GameTable, GameTable.id == Round.table_id).join(
-            TableSeat, TableSeat.table_id == Round.table_id).where(
-            Round.table_id == table_id, GameTable.shared.is_(True),
-            GameTable.status == "open", TableSeat.user_id == caller.user_id,
-            Round.phase.not_in(["wagers", "complete"]))).first()
+        current = session.execute(_ROUND_IN_PLAY, {"table_id": table_id,
+                                                   "user_id": caller.user_id}).first()
     if current is not None:
+        record_refused_use(found, caller)
         raise conflict(f"betting is closed: round {current.id} is being played")
 
 
@@ -219,8 +228,7 @@ def _bet_at_shared(session: Session, table: GameTable, user: User, body: RoundRe
                    client_seed: str) -> rounds.LoadedRound:
     """The bet joins the round in its betting window (opening one if none is open); the
     player's client seed is kept on their seat and mixed with the others' at the deal."""
-    seat = session.scalar(select(TableSeat.seat).where(TableSeat.table_id == table.id,
-                                                       TableSeat.user_id == user.id))
+    seat = session.scalar(_SEAT_OF, {"table_id": table.id, "user_id": user.id})
     if seat is None:
         raise conflict(f"take a seat at table {table.id} before betting")
     current = rounds.unfinished_round(session, table.id)
@@ -232,8 +240,7 @@ def _bet_at_shared(session: Session, table: GameTable, user: User, body: RoundRe
         if loaded.record.phase != "wagers":
             raise conflict(f"betting is closed: round {current} is being played")
     rounds.place_wagers(session, loaded, user, seat, body.wagers, body.colour, client_seed)
-    seated_now = session.scalars(select(TableSeat.user_id).where(
-        TableSeat.table_id == table.id)).all()
+    seated_now = session.scalars(_SEATED_USERS, {"table_id": table.id}).all()
     if {item.user_id for item in loaded.seats} >= set(seated_now):
         rounds.deal(session, loaded, timedelta(seconds=table.decision_seconds))
     return loaded

@@ -8,6 +8,7 @@ import asyncio
 import threading
 import time
 from collections import defaultdict
+from collections.abc import Callable
 
 
 class Hub:
@@ -39,10 +40,18 @@ class Hub:
             self._watchers[table_id] = {item for item in self._watchers[table_id]
                                         if item[1] is not queue}
 
-    def publish(self, table_id: int) -> None:
-        """Tell the table's watchers in this process (callable from any thread)."""
+    def publish(self, table_id: int, seen: int | None = None,
+                install: Callable[[int], None] | None = None) -> None:
+        """Tell the table's watchers in this process (callable from any thread). With
+        ``install``, a fresh state of the table built by the change's own transaction is
+        installed for the new stamp, but only if the table's stamp is still ``seen`` (what
+        it was while the change held the table): after any other announcement, the
+        watchers read the table again instead, so an older state never shows last."""
         with self._lock:
+            unchanged = self._stamps[table_id] == seen
             self._stamps[table_id] += 1
+            if install is not None and unchanged:
+                install(self._stamps[table_id])
             self._published_at[table_id] = time.monotonic()
             watchers = list(self._watchers.get(table_id, ()))
         for loop, queue in watchers:

@@ -1,10 +1,11 @@
 """Live updates across workers and hosts.
 
-On PostgreSQL a change is announced with ``NOTIFY feltlab_tables`` and every worker's
-listener thread passes it to its own hub. On SQLite (one host, perhaps several workers)
-the worker that made the change tells its own hub at once and sends the table's id as a
-datagram to every other worker's socket in a folder named after the database file
-(:class:`Peers`), so a change reaches every worker's watchers within milliseconds. As a
+The worker that made a change tells its own hub at once. On PostgreSQL it then
+announces the change with ``NOTIFY feltlab_tables`` (the table's id and the worker's own
+mark, so it ignores its own), and every other worker's listener thread passes it to its
+hub. On SQLite (one host, perhaps several workers) it sends the table's id as a datagram
+to every other worker's socket in a folder named after the database file (:class:`Peers`),
+so a change reaches every worker's watchers within milliseconds. As a
 safety net for writers outside the workers, each worker also looks once a second for
 round events and seats that nobody announced (:meth:`Announcer._watch`).
 """
@@ -110,21 +111,31 @@ class Announcer:
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
         self.peers: Peers | None = None
+        self.origin = secrets.token_hex(8)  # this worker, in its NOTIFY payloads
 
-    def publish(self, table_id: int) -> None:
+    def publish(self, table_id: int, seen: int | None = None,
+                install: Callable[[int], None] | None = None) -> None:
+        """Tell this worker's watchers at once (see :meth:`Hub.publish` for ``seen`` and
+        ``install``), then every other worker."""
+        self.hub.publish(table_id, seen, install)
         if not self.postgresql:
-            self.hub.publish(table_id)
             if self.peers is not None:
                 self.peers.send(table_id)
             return
         try:
             with self.engine.connect() as connection:
-                connection.execute(text("SELECT pg_notify(:channel, :payload)"),
-                                   {"channel": CHANNEL, "payload": str(table_id)})
+                connection.execute(text("SELECT pg_notify(:channel, :payload)"), {
+                    "channel": CHANNEL, "payload": f"{table_id}:{self.origin}"})
                 connection.commit()
-        except Exception:  # the watchers' safety-net re-read still brings the change
-            log.warning("NOTIFY failed; watchers will see the change on their next read")
-            self.hub.publish(table_id)
+        except Exception:  # the other workers' safety-net re-read still brings the change
+            log.warning("NOTIFY failed; other workers' watchers will see the change on "
+                        "their next read")
+
+    def _heard(self, payload: str) -> None:
+        """A NOTIFY from a worker: ``TABLE:ORIGIN``; this worker's own were told already."""
+        table, _, origin = payload.partition(":")
+        if table.isdigit() and origin != self.origin:
+            self.hub.publish(int(table))
 
     def start(self) -> None:
         if self.postgresql:
@@ -197,8 +208,7 @@ class Announcer:
                     connection.execute(f"LISTEN {CHANNEL}")
                     while not self._stop.is_set():
                         for note in connection.notifies(timeout=1.0):
-                            if note.payload.isdigit():
-                                self.hub.publish(int(note.payload))
+                            self._heard(note.payload)
             except Exception:
                 log.warning("LISTEN connection lost; reconnecting")
                 self._stop.wait(1.0)

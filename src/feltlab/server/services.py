@@ -6,8 +6,9 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass, field, replace
+from functools import partial
+from typing import TYPE_CHECKING, Any
 
 import anyio
 from argon2 import PasswordHasher
@@ -20,6 +21,9 @@ from feltlab.server.db import transaction
 from feltlab.server.live import Hub
 from feltlab.server.metrics import Metrics
 from feltlab.server.notify import Announcer
+
+if TYPE_CHECKING:
+    from feltlab.server.api.views import Fresh, TableState
 
 
 @dataclass
@@ -55,12 +59,19 @@ class Services:
         with transaction(self.readers or self.sessions) as session:
             yield session
 
-    def publish(self, table_id: int) -> None:
-        """Tell every watcher of the table, in every worker, that it changed."""
+    def publish(self, table_id: int, fresh: Fresh | None = None) -> None:
+        """Tell every watcher of the table, in every worker, that it changed; with
+        ``fresh`` (the table's state built by the change itself), this worker's watchers
+        are shown it without reading the table again."""
+        install = None if fresh is None else partial(self._install, table_id, fresh.state)
+        seen = None if fresh is None else fresh.seen
         if self.announcer is None:
-            self.hub.publish(table_id)
+            self.hub.publish(table_id, seen, install)
         else:
-            self.announcer.publish(table_id)
+            self.announcer.publish(table_id, seen, install)
+
+    def _install(self, table_id: int, state: TableState, stamp: int) -> None:
+        self.snapshots[table_id] = replace(state, stamp=stamp)
 
     @contextmanager
     def transaction(self) -> Iterator[Session]:

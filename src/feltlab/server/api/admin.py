@@ -12,7 +12,8 @@ from sqlalchemy.orm import Session
 from feltlab.server import audit, ledger
 from feltlab.server.api.deps import AdminDep, ServicesDep, moves_money, run_money_request
 from feltlab.server.api.schemas import AdjustRequest, RowId, SharedTableRequest
-from feltlab.server.api.tables import builtin_rules, seated, table_json
+from feltlab.server.api.tables import builtin_rules
+from feltlab.server.api.views import seated, table_json
 from feltlab.server.clock import now
 from feltlab.server.errors import ApiError, not_found
 from feltlab.server.models import AuditRecord, GameTable, User

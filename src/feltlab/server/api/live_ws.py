@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-from dataclasses import dataclass
 from typing import Any
 
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
@@ -15,7 +14,7 @@ from starlette.concurrency import run_in_threadpool
 from feltlab.server import rounds
 from feltlab.server.api.deps import authenticated
 from feltlab.server.api.schemas import RowId
-from feltlab.server.api.tables import seated, table_json
+from feltlab.server.api.views import TableState, table_state
 from feltlab.server.auth import COOKIE_NAME, Caller
 from feltlab.server.errors import ApiError, not_found
 from feltlab.server.models import GameTable
@@ -40,34 +39,15 @@ def _caller(websocket: WebSocket, found: Services) -> Caller:
     return authenticated(found, token[:200])
 
 
-@dataclass(frozen=True)
-class TableState:
-    """What every watcher of a table shares at one announcement: built once per worker
-    (one read of the database, one replay), then each watcher's view is cut from it."""
-
-    stamp: int
-    owner_id: int | None
-    shared: bool
-    view: dict[str, Any]
-    loaded: rounds.LoadedRound | None
-    names: dict[int, str]
-    version: tuple[object, ...]
-
-
 def _build_state(found: Services, table_id: int, stamp: int) -> TableState:
     with found.read() as session:
         table = session.get(GameTable, table_id)
         if table is None:
             raise not_found(f"table {table_id}")
-        sitting = seated(session, table.id) if table.shared else None
-        view = table_json(table, sitting)
         current = rounds.unfinished_round(session, table.id) or rounds.latest_round(
             session, table.id)
         loaded = None if current is None else rounds.load_round(session, current)
-        names = {} if loaded is None else rounds.usernames(session, loaded)
-    version = (table.status, tuple(sitting or ()), current,
-               None if loaded is None else loaded.events)
-    return TableState(stamp, table.owner_id, table.shared, view, loaded, names, version)
+        return table_state(session, table, loaded, stamp)
 
 
 async def _table_state(found: Services, table_id: int) -> TableState:

@@ -18,6 +18,7 @@ from feltlab.server.api.deps import (
     run_money_request,
 )
 from feltlab.server.api.schemas import ActionRequest, RowId
+from feltlab.server.api.views import Fresh, table_state
 from feltlab.server.models import GameTable
 from feltlab.server.services import Services
 
@@ -37,22 +38,24 @@ def get_round(round_id: RowId, caller: CallerDep, found: ServicesDep) -> dict[st
 async def act(round_id: RowId, body: ActionRequest, caller: CallerDep, found: ServicesDep,
         request: Request) -> JSONResponse:
     """The caller's decision; a raise, play or bet is debited here."""
-    table_id: list[int] = []
+    fresh: list[Fresh] = []
 
     def work(session: Session) -> tuple[int, Any]:
+        fresh.clear()
         loaded = rounds.load_for(session, round_id, caller.user_id, lock=True)
+        seen = found.hub.stamp(loaded.record.table_id)  # the table is locked now
         table = session.get(GameTable, loaded.record.table_id)
         assert table is not None
-        table_id.append(table.id)
         timer = timedelta(seconds=table.decision_seconds) if table.shared else None
         rounds.act(session, loaded, caller.user_id, body.model_dump(), timer)
         count_if_complete(found, loaded)
+        fresh.append(Fresh(seen, table_state(session, table, loaded)))
         return 200, rounds.round_view(session, loaded, caller.user_id)
 
     def respond() -> JSONResponse:
         response = run_money_request(found, caller, request, body.model_dump(), work)
-        for table in table_id:
-            found.publish(table)
+        for changed in fresh:
+            found.publish(changed.state.view["id"], changed)
         return response
 
     return await in_writer_thread(found, respond)

@@ -26,6 +26,7 @@ from feltlab.server.api.deps import (
 )
 from feltlab.server.api.rounds import count_if_complete
 from feltlab.server.api.schemas import RoundRequest, RowId, SeatRequest, TableRequest
+from feltlab.server.api.views import Fresh, seated, table_json, table_state
 from feltlab.server.auth import Caller
 from feltlab.server.clock import now
 from feltlab.server.errors import ApiError, conflict, not_found
@@ -45,24 +46,6 @@ def builtin_rules(rules_id: str) -> Any:
         raise ApiError(422, str(error)) from None
 
 
-def table_json(table: GameTable, seats: list[tuple[int, str]] | None = None) -> dict[str, Any]:
-    rules = load_rules(table.rules_id)
-    view: dict[str, Any] = {
-        "id": table.id, "rules": table.rules_id, "name": table.name or rules.name,
-        "fingerprint": table.fingerprint, "currency": table.currency,
-        "practice": table.currency == "practice" and not table.shared,
-        "shared": table.shared, "status": table.status, "seats": rules.seats,
-        "limits": {name: {"min": limit.min, "max": limit.max}
-                   for name, limit in rules.limits.items()},
-        "required_wagers": list(rules.required_wagers),
-    }
-    if table.shared:
-        view |= {"betting_seconds": table.betting_seconds,
-                 "decision_seconds": table.decision_seconds,
-                 "seated": [{"seat": seat, "player": name} for seat, name in seats or []]}
-    return view
-
-
 def visible_table(session: Session, table_id: RowId, caller: Caller) -> GameTable:
     table = session.get(GameTable, table_id)
     if table is None or (not table.shared and table.owner_id != caller.user_id):
@@ -70,8 +53,6 @@ def visible_table(session: Session, table_id: RowId, caller: Caller) -> GameTabl
     return table
 
 
-_SEATED = (select(TableSeat.seat, User.username).join(User, User.id == TableSeat.user_id)
-           .where(TableSeat.table_id == bindparam("table_id")).order_by(TableSeat.seat))
 _SEAT_OF = select(TableSeat.seat).where(TableSeat.table_id == bindparam("table_id"),
                                         TableSeat.user_id == bindparam("user_id"))
 _SEATED_USERS = select(TableSeat.user_id).where(TableSeat.table_id == bindparam("table_id"))
@@ -82,10 +63,6 @@ _ROUND_IN_PLAY = (select(Round.id).join(GameTable, GameTable.id == Round.table_i
                          GameTable.status == "open",
                          TableSeat.user_id == bindparam("user_id"),
                          Round.phase.not_in(["wagers", "complete"])))
-
-
-def seated(session: Session, table_id: RowId) -> list[tuple[int, str]]:
-    return [(seat, name) for seat, name in session.execute(_SEATED, {"table_id": table_id})]
 
 
 @router.post("/tables", status_code=201)
@@ -173,12 +150,16 @@ async def start_round(table_id: RowId, body: RoundRequest, caller: CallerDep,
     except FairnessError as error:
         raise ApiError(422, str(error)) from None
 
+    fresh: list[Fresh] = []
+
     def work(session: Session) -> tuple[int, Any]:
+        fresh.clear()
         table = session.scalars(_TABLE_LOCKED, {"table_id": table_id}).one_or_none()
         if table is None or (not table.shared and table.owner_id != caller.user_id):
             raise not_found(f"table {table_id}")
         if table.status != "open":
             raise conflict(f"table {table_id} is closed")
+        seen = found.hub.stamp(table_id)  # the table is locked: nobody changes it now
         user = session.get(User, caller.user_id)
         assert user is not None
         if table.shared:
@@ -186,13 +167,14 @@ async def start_round(table_id: RowId, body: RoundRequest, caller: CallerDep,
         else:
             loaded = _deal_private(session, table, user, body, client_seed)
             count_if_complete(found, loaded)
+        fresh.append(Fresh(seen, table_state(session, table, loaded)))
         return 201, rounds.round_view(session, loaded, caller.user_id)
 
     await run_in_threadpool(betting_closed, found, table_id, caller, idempotency_key(request))
 
     def respond() -> JSONResponse:
         response = run_money_request(found, caller, request, body.model_dump(), work)
-        found.publish(table_id)
+        found.publish(table_id, fresh[-1] if fresh else None)
         return response
 
     return await in_writer_thread(found, respond)

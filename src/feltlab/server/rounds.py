@@ -85,18 +85,22 @@ _ROUND = (select(Round, GameTable.shared).join(GameTable, GameTable.id == Round.
 _ROUND_LOCKED = _ROUND.with_for_update(of=Round)
 _SEATS = (select(RoundSeat).where(RoundSeat.round_id == bindparam("round_id"))
           .order_by(RoundSeat.seat))
-_EVENTS = (select(RoundEvent.action).where(RoundEvent.round_id == bindparam("round_id"))
-           .order_by(RoundEvent.seq))
-_TABLE_OF_SEAT = (select(Round.table_id).join(RoundSeat, RoundSeat.round_id == Round.id)
-                  .where(RoundSeat.round_id == bindparam("round_id"),
-                         RoundSeat.user_id == bindparam("user_id")))
+_ROUNDS, _ROUND_SEATS, _EVENT_LOG = table_of(Round), table_of(RoundSeat), table_of(RoundEvent)
+_EVENTS = (select(_EVENT_LOG.c.action).where(_EVENT_LOG.c.round_id == bindparam("round_id"))
+           .order_by(_EVENT_LOG.c.seq))
+_TABLE_OF_SEAT = (select(_ROUNDS.c.table_id)
+                  .join(_ROUND_SEATS, _ROUND_SEATS.c.round_id == _ROUNDS.c.id)
+                  .where(_ROUND_SEATS.c.round_id == bindparam("round_id"),
+                         _ROUND_SEATS.c.user_id == bindparam("user_id")))
 _TABLE = select(GameTable).where(GameTable.id == bindparam("table_id"))
 _TABLE_LOCKED = _TABLE.with_for_update()
 _TABLE_LOCKED_OR_SKIPPED = _TABLE.with_for_update(skip_locked=True)
-_UNFINISHED = select(func.min(Round.id)).where(Round.table_id == bindparam("table_id"),
-                                               Round.phase != Phase.COMPLETE.value)
-_NEW_EVENT = insert(table_of(RoundEvent))
-_LATEST = select(func.max(Round.id)).where(Round.table_id == bindparam("table_id"))
+_UNFINISHED = select(func.min(_ROUNDS.c.id)).where(_ROUNDS.c.table_id == bindparam("table_id"),
+                                                   _ROUNDS.c.phase != Phase.COMPLETE.value)
+_LATEST = select(func.max(_ROUNDS.c.id)).where(_ROUNDS.c.table_id == bindparam("table_id"))
+_NEW_EVENT = insert(_EVENT_LOG)
+_NAMES_OF = select(table_of(User).c.id, table_of(User).c.username).where(
+    table_of(User).c.id.in_(bindparam("user_ids", expanding=True)))
 
 
 def load_round(session: Session, round_id: int, lock: bool = False) -> LoadedRound:
@@ -106,7 +110,8 @@ def load_round(session: Session, round_id: int, lock: bool = False) -> LoadedRou
         raise not_found(f"round {round_id}")
     record, shared = row
     seats = list(session.scalars(_SEATS, key))
-    actions = [action_from_json(json.loads(text)) for text in session.scalars(_EVENTS, key)]
+    actions = [action_from_json(json.loads(text))
+               for text in session.connection().execute(_EVENTS, key).scalars()]
     rules = load_rules(record.rules_id)
     state = HandState.replay(rules, cached_deck(record.server_seed, record.client_seed),
                              actions)
@@ -119,26 +124,40 @@ def cached_deck(server_seed: str, client_seed: str) -> tuple[Card, ...]:
     return deck_from_seed(server_seed, client_seed)
 
 
-def load_for(session: Session, round_id: int, user_id: int, lock: bool = False
-             ) -> LoadedRound:
-    """The round if the caller has a seat in it; another player's round is not found.
-    With ``lock``, its table's row is locked first, then the round's."""
-    table_id = session.scalar(_TABLE_OF_SEAT, {"round_id": round_id, "user_id": user_id})
+def load_for(session: Session, round_id: int, user_id: int) -> LoadedRound:
+    """The round if the caller has a seat in it; another player's round is not found."""
+    _table_of_seat(session, round_id, user_id)
+    return load_round(session, round_id)
+
+
+def lock_for(session: Session, round_id: int, user_id: int
+             ) -> tuple[GameTable, LoadedRound]:
+    """:func:`load_for` to change the round: its table's row is locked first, then the
+    round's."""
+    table = lock_table(session, _table_of_seat(session, round_id, user_id))
+    assert table is not None
+    return table, load_round(session, round_id, lock=True)
+
+
+def _table_of_seat(session: Session, round_id: int, user_id: int) -> int:
+    table_id: int | None = session.connection().execute(
+        _TABLE_OF_SEAT, {"round_id": round_id, "user_id": user_id}).scalar()
     if table_id is None:
         raise not_found(f"round {round_id}")
-    if lock:
-        lock_table(session, table_id)
-    return load_round(session, round_id, lock)
+    return table_id
 
 
-def lock_table(session: Session, table_id: int, skip_locked: bool = False) -> bool:
-    """Lock a table's row: every transaction that changes a round locks its table, then
-    the round, then the house wallet, then players' wallets, always in that order, so
-    none waits for another in a circle. Returns False when ``skip_locked`` and busy."""
-    query = _TABLE  # later gets find it loaded
+def lock_table(session: Session, table_id: int, skip_locked: bool = False
+               ) -> GameTable | None:
+    """Lock a table's row and return the table: every transaction that changes a round
+    locks its table, then the round, then the house wallet, then players' wallets, always
+    in that order, so none waits for another in a circle. None when ``skip_locked`` and
+    another transaction holds it."""
+    query = _TABLE
     if session.get_bind().dialect.name == "postgresql":
         query = _TABLE_LOCKED_OR_SKIPPED if skip_locked else _TABLE_LOCKED
-    return session.scalars(query, {"table_id": table_id}).one_or_none() is not None
+    table: GameTable | None = session.scalars(query, {"table_id": table_id}).one_or_none()
+    return table
 
 
 def _append(session: Session, loaded: LoadedRound, action: Action) -> None:
@@ -441,7 +460,7 @@ def usernames(session: Session, loaded: LoadedRound) -> dict[int, str]:
     if missing:
         if len(_USERNAMES) > 100_000:
             _USERNAMES.clear()
-        rows = session.execute(select(User.id, User.username).where(User.id.in_(missing)))
+        rows = session.connection().execute(_NAMES_OF, {"user_ids": sorted(missing)})
         _USERNAMES.update({user_id: name for user_id, name in rows})
     return {user_id: _USERNAMES[user_id] for user_id in wanted if user_id in _USERNAMES}
 
@@ -558,7 +577,9 @@ def _step(partial: LoadedRound, action: Action, seat: int, staked: int, balance:
 
 
 def unfinished_round(session: Session, table_id: int) -> int | None:
-    return session.scalar(_UNFINISHED, {"table_id": table_id})
+    found: int | None = session.connection().execute(
+        _UNFINISHED, {"table_id": table_id}).scalar()
+    return found
 
 
 def open_round_of(session: Session, user_id: int, currency: str) -> int | None:
@@ -570,4 +591,5 @@ def open_round_of(session: Session, user_id: int, currency: str) -> int | None:
 
 
 def latest_round(session: Session, table_id: int) -> int | None:
-    return session.scalar(_LATEST, {"table_id": table_id})
+    found: int | None = session.connection().execute(_LATEST, {"table_id": table_id}).scalar()
+    return found

@@ -16,7 +16,7 @@ from sqlalchemy import select
 from feltlab.engine import Phase
 from feltlab.server import rounds
 from feltlab.server.clock import now
-from feltlab.server.models import GameTable, Round
+from feltlab.server.models import Round
 from feltlab.server.services import Services
 
 log = logging.getLogger("feltlab.server")
@@ -44,14 +44,14 @@ def run_due(found: Services) -> int:
 def _run_one(found: Services, round_id: int) -> int | None:
     with found.transaction() as session:
         table_id = session.scalar(select(Round.table_id).where(Round.id == round_id))
-        if table_id is None or not rounds.lock_table(session, table_id, skip_locked=True):
+        table = None if table_id is None else rounds.lock_table(session, table_id,
+                                                                skip_locked=True)
+        if table is None:
             return None  # another worker is at this table now
         query = select(Round).where(Round.id == round_id, Round.deadline <= now())
         if session.scalars(query.with_for_update()).one_or_none() is None:
             return None
         loaded = rounds.load_round(session, round_id)
-        table = session.get(GameTable, loaded.record.table_id)
-        assert table is not None
         decision = timedelta(seconds=table.decision_seconds)
         if loaded.state.phase is Phase.WAGERS:
             rounds.deal(session, loaded, decision)

@@ -12,7 +12,7 @@ from typing import Annotated, Any, TypeVar
 import anyio.to_thread
 from fastapi import Depends, Request
 from fastapi.responses import JSONResponse
-from sqlalchemy import bindparam, insert, select, update
+from sqlalchemy import Row, bindparam, insert, select, update
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session
 
@@ -193,9 +193,11 @@ _KEYS = table_of(IdempotencyKey)
 _CLAIM = insert(_KEYS).returning(_KEYS.c.id)
 _ANSWER = (update(_KEYS).where(_KEYS.c.id == bindparam("claim_id"))
            .values(status_code=bindparam("status_code"), body=bindparam("body")))
-_STORED_ANSWER = select(IdempotencyKey).where(IdempotencyKey.user_id == bindparam("user_id"),
-                                              IdempotencyKey.key == bindparam("key"))
+_STORED_ANSWER = select(_KEYS.c.request_hash, _KEYS.c.status_code, _KEYS.c.body).where(
+    _KEYS.c.user_id == bindparam("user_id"), _KEYS.c.key == bindparam("key"))
 
 
-def stored_answer(session: Session, user_id: int, key: str) -> IdempotencyKey | None:
-    return session.scalars(_STORED_ANSWER, {"user_id": user_id, "key": key}).one_or_none()
+def stored_answer(session: Session, user_id: int, key: str) -> Row[str, int, str] | None:
+    """The answer given to the caller's request with this Idempotency-Key, if any."""
+    return session.connection().execute(_STORED_ANSWER, {"user_id": user_id, "key": key}
+                                        ).one_or_none()

@@ -19,7 +19,6 @@ from feltlab.server.api.deps import (
 )
 from feltlab.server.api.schemas import ActionRequest, RowId
 from feltlab.server.api.views import Fresh, table_state
-from feltlab.server.models import GameTable
 from feltlab.server.services import Services
 
 router = APIRouter(prefix="/api/v1", tags=["rounds"])
@@ -42,10 +41,8 @@ async def act(round_id: RowId, body: ActionRequest, caller: CallerDep, found: Se
 
     def work(session: Session) -> tuple[int, Any]:
         fresh.clear()
-        loaded = rounds.load_for(session, round_id, caller.user_id, lock=True)
-        seen = found.hub.stamp(loaded.record.table_id)  # the table is locked now
-        table = session.get(GameTable, loaded.record.table_id)
-        assert table is not None
+        table, loaded = rounds.lock_for(session, round_id, caller.user_id)
+        seen = found.hub.stamp(table.id)  # the table is locked: nobody changes it now
         timer = timedelta(seconds=table.decision_seconds) if table.shared else None
         rounds.act(session, loaded, caller.user_id, body.model_dump(), timer)
         count_if_complete(found, loaded)

@@ -31,7 +31,7 @@ from feltlab.server.auth import Caller
 from feltlab.server.clock import now
 from feltlab.server.errors import ApiError, conflict, not_found
 from feltlab.server.fairness import FairnessError, check_client_seed
-from feltlab.server.models import GameTable, Round, TableSeat, User
+from feltlab.server.models import GameTable, Round, TableSeat, User, table_of
 
 router = APIRouter(prefix="/api/v1", tags=["tables"])
 
@@ -53,16 +53,19 @@ def visible_table(session: Session, table_id: RowId, caller: Caller) -> GameTabl
     return table
 
 
-_SEAT_OF = select(TableSeat.seat).where(TableSeat.table_id == bindparam("table_id"),
-                                        TableSeat.user_id == bindparam("user_id"))
-_SEATED_USERS = select(TableSeat.user_id).where(TableSeat.table_id == bindparam("table_id"))
+# built once, and in Core where no object is needed: see feltlab.server.rounds
+_SEATS, _TABLES, _ROUNDS = table_of(TableSeat), table_of(GameTable), table_of(Round)
+_SEAT_OF = select(_SEATS.c.seat).where(_SEATS.c.table_id == bindparam("table_id"),
+                                       _SEATS.c.user_id == bindparam("user_id"))
+_SEATED_USERS = select(_SEATS.c.user_id).where(_SEATS.c.table_id == bindparam("table_id"))
 _TABLE_LOCKED = select(GameTable).where(GameTable.id == bindparam("table_id")).with_for_update()
-_ROUND_IN_PLAY = (select(Round.id).join(GameTable, GameTable.id == Round.table_id)
-                  .join(TableSeat, TableSeat.table_id == Round.table_id)
-                  .where(Round.table_id == bindparam("table_id"), GameTable.shared.is_(True),
-                         GameTable.status == "open",
-                         TableSeat.user_id == bindparam("user_id"),
-                         Round.phase.not_in(["wagers", "complete"])))
+_USER = select(User).where(User.id == bindparam("user_id"))
+_ROUND_IN_PLAY = (select(_ROUNDS.c.id).join(_TABLES, _TABLES.c.id == _ROUNDS.c.table_id)
+                  .join(_SEATS, _SEATS.c.table_id == _ROUNDS.c.table_id)
+                  .where(_ROUNDS.c.table_id == bindparam("table_id"),
+                         _TABLES.c.shared.is_(True), _TABLES.c.status == "open",
+                         _SEATS.c.user_id == bindparam("user_id"),
+                         _ROUNDS.c.phase.not_in(["wagers", "complete"])))
 
 
 @router.post("/tables", status_code=201)
@@ -160,8 +163,7 @@ async def start_round(table_id: RowId, body: RoundRequest, caller: CallerDep,
         if table.status != "open":
             raise conflict(f"table {table_id} is closed")
         seen = found.hub.stamp(table_id)  # the table is locked: nobody changes it now
-        user = session.get(User, caller.user_id)
-        assert user is not None
+        user = session.scalars(_USER, {"user_id": caller.user_id}).one()
         if table.shared:
             loaded = _bet_at_shared(session, table, user, body, client_seed)
         else:
@@ -188,8 +190,8 @@ def betting_closed(found: ServicesDep, table_id: RowId, caller: Caller, key: str
     with found.read() as session:
         if key is not None and stored_answer(session, caller.user_id, key) is not None:
             return
-        current = session.execute(_ROUND_IN_PLAY, {"table_id": table_id,
-                                                   "user_id": caller.user_id}).first()
+        current = session.connection().execute(_ROUND_IN_PLAY, {
+            "table_id": table_id, "user_id": caller.user_id}).first()
     if current is not None:
         record_refused_use(found, caller)
         raise conflict(f"betting is closed: round {current.id} is being played")
@@ -210,7 +212,8 @@ def _bet_at_shared(session: Session, table: GameTable, user: User, body: RoundRe
                    client_seed: str) -> rounds.LoadedRound:
     """The bet joins the round in its betting window (opening one if none is open); the
     player's client seed is kept on their seat and mixed with the others' at the deal."""
-    seat = session.scalar(_SEAT_OF, {"table_id": table.id, "user_id": user.id})
+    seat = session.connection().execute(_SEAT_OF, {"table_id": table.id, "user_id": user.id}
+                                        ).scalar()
     if seat is None:
         raise conflict(f"take a seat at table {table.id} before betting")
     current = rounds.unfinished_round(session, table.id)
@@ -222,7 +225,8 @@ def _bet_at_shared(session: Session, table: GameTable, user: User, body: RoundRe
         if loaded.record.phase != "wagers":
             raise conflict(f"betting is closed: round {current} is being played")
     rounds.place_wagers(session, loaded, user, seat, body.wagers, body.colour, client_seed)
-    seated_now = session.scalars(_SEATED_USERS, {"table_id": table.id}).all()
+    seated_now = session.connection().execute(_SEATED_USERS, {"table_id": table.id}
+                                              ).scalars().all()
     if {item.user_id for item in loaded.seats} >= set(seated_now):
         rounds.deal(session, loaded, timedelta(seconds=table.decision_seconds))
     return loaded

@@ -18,8 +18,10 @@ SRC = str(Path(__file__).resolve().parents[2] / "src")
 
 
 class LiveServer:
-    def __init__(self, database_url: str, log: Path, workers: int = 1) -> None:
+    def __init__(self, database_url: str, log: Path, workers: int = 1,
+                 options: tuple[str, ...] = ()) -> None:
         self.database_url, self.log, self.workers = database_url, log, workers
+        self.options = options  # more `feltlab serve` options
         self.port = free_port()
         self.process: subprocess.Popen[bytes] | None = None
         self.starts = 0
@@ -38,7 +40,8 @@ class LiveServer:
         with self.log.open("ab") as out:
             self.process = subprocess.Popen(
                 [sys.executable, "-m", "feltlab", "serve", "--port", str(self.port),
-                 "--database", self.database_url, "--workers", str(self.workers)],
+                 "--database", self.database_url, "--workers", str(self.workers),
+                 *self.options],
                 env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
         self.starts += 1
         self.wait_healthy()

@@ -182,22 +182,30 @@ def test_practice_reset_is_audited(client: TestClient) -> None:
     assert resets[0]["detail"] == {"balance_before": 990, "balance_after": 1000}
 
 
-def test_cookie_is_secure_behind_a_trusted_https_proxy(sqlite_url: str, tmp_path: Path) -> None:
-    """A real ``feltlab serve``: a reverse proxy on this host (uvicorn trusts 127.0.0.1 by
-    default; FORWARDED_ALLOW_IPS names others) that says X-Forwarded-Proto: https gets
-    Secure cookies; the same login over plain HTTP does not."""
-    server = LiveServer(sqlite_url, tmp_path / "server.log")
+def secure_cookies(server: LiveServer, name: str) -> list[bool]:
+    """Sign up and in through ``server`` as a proxy would, claiming HTTPS; which cookies
+    came back Secure."""
+    account = {"username": name, "password": "correct horse"}
     server.start()
     try:
-        account = {"username": "proxied", "password": "correct horse"}
         assert httpx.post(server.base + "/api/v1/accounts", json=account).status_code == 201
         plain = httpx.post(server.base + "/api/v1/login", json=account)
+        assert all("secure" not in cookie.lower()
+                   for cookie in plain.headers.get_list("set-cookie"))
         proxied = httpx.post(server.base + "/api/v1/login", json=account,
                              headers={"X-Forwarded-Proto": "https"})
+        assert proxied.status_code == 200
+        return ["secure" in cookie.lower() for cookie in proxied.headers.get_list("set-cookie")]
     finally:
         server.stop()
-    assert plain.status_code == proxied.status_code == 200
-    assert all("secure" not in cookie.lower()
-               for cookie in plain.headers.get_list("set-cookie"))
-    assert [("secure" in cookie.lower()) for cookie in proxied.headers.get_list("set-cookie")
-            ] == [True, True]
+
+
+def test_cookie_is_secure_behind_a_trusted_https_proxy(sqlite_url: str, tmp_path: Path) -> None:
+    """A real ``feltlab serve``: a reverse proxy on this host (trusted by default) that says
+    X-Forwarded-Proto: https gets Secure cookies; with ``--forwarded-allow-ips`` naming
+    another host, this one's claim is not believed."""
+    trusting = LiveServer(sqlite_url, tmp_path / "server.log")
+    assert secure_cookies(trusting, "proxied") == [True, True]
+    elsewhere = LiveServer(sqlite_url, tmp_path / "server.log",
+                           options=("--forwarded-allow-ips", "10.9.9.9"))
+    assert secure_cookies(elsewhere, "unproxied") == [False, False]

@@ -64,6 +64,9 @@ def register(app: typer.Typer) -> None:
         port: Annotated[int, typer.Option(min=1, max=65535, help="Port.")] = 8000,
         database: Database = None,
         workers: Annotated[int, typer.Option(min=1, max=64, help="Worker processes.")] = 1,
+        forwarded_allow_ips: Annotated[str | None, typer.Option(
+            help="Proxies whose X-Forwarded-Proto/-For are believed (comma-separated "
+                 "addresses, or *); default FORWARDED_ALLOW_IPS or 127.0.0.1.")] = None,
     ) -> None:
         """Run the table server (API v1 under /api/v1, OpenAPI at /openapi.json)."""
         import uvicorn
@@ -77,7 +80,8 @@ def register(app: typer.Typer) -> None:
         typer.echo(f"feltlab table server on http://{host}:{port}/ (database {_shown(url)})",
                    err=True)
         uvicorn.run("feltlab.server.asgi:create_from_environment", factory=True, host=host,
-                    port=port, workers=workers, log_level="warning", access_log=False)
+                    port=port, workers=workers, log_level="warning", access_log=False,
+                    forwarded_allow_ips=forwarded_allow_ips)
 
     db_app = typer.Typer(help="The server's database.", no_args_is_help=True)
     app.add_typer(db_app, name="db")

@@ -19,6 +19,7 @@ from feltlab.server import ledger, notify
 from feltlab.server.api import live_ws
 from feltlab.server.app import create_app
 from feltlab.server.db import WriterLock
+from feltlab.server.live import Hub
 from server.conftest import FAST_HASHING, practice_table, sign_up
 from server.helpers import assert_books_balance
 from server.live_server import LiveServer
@@ -209,3 +210,46 @@ def test_cookie_is_secure_behind_a_trusted_https_proxy(sqlite_url: str, tmp_path
     elsewhere = LiveServer(sqlite_url, tmp_path / "server.log",
                            options=("--forwarded-allow-ips", "10.9.9.9"))
     assert secure_cookies(elsewhere, "unproxied") == [False, False]
+
+
+def test_a_fresh_state_is_kept_only_if_nothing_was_announced_meanwhile() -> None:
+    """The state a change built is installed for the table's next stamp only if the stamp
+    is still what the change saw while it held the table: after any other announcement
+    (a later change, or one from another worker) the watchers read the table again."""
+    hub = Hub()
+    installed: list[int] = []
+    seen = hub.stamp(7)
+    hub.publish(7, seen, installed.append)
+    assert installed == [1] and hub.stamp(7) == 1
+    stale = hub.stamp(7)
+    hub.publish(7)  # another change was announced after this one held the table
+    hub.publish(7, stale, installed.append)
+    assert installed == [1] and hub.stamp(7) == 3
+    hub.publish(8, None, installed.append)  # no stamp seen: never installed
+    assert installed == [1]
+
+
+def test_own_change_reaches_this_workers_watchers_without_a_read(
+        client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A bet and a decision made through this worker are shown to its watchers from the
+    state their own transaction built: no table read, and exactly what a read gives."""
+    admin = make_admin(client)
+    table_id = client.post("/api/v1/admin/tables", json={
+        "rules": "high-card-flush", "betting_seconds": 30, "decision_seconds": 30},
+        headers=admin).json()["id"]
+    alice, bob = sign_up(client), sign_up(client)
+    for seat, headers in enumerate((alice, bob), start=1):
+        client.post(f"/api/v1/tables/{table_id}/seats", json={"seat": seat}, headers=headers)
+    reads: list[int] = []
+    build = live_ws._build_state
+    monkeypatch.setattr(live_ws, "_build_state", lambda found, table, stamp: (
+        reads.append(table), build(found, table, stamp))[1])
+    with client.websocket_connect(f"/api/v1/tables/{table_id}/live", headers=bob) as live:
+        assert live.receive_json()["round"] is None
+        reads.clear()
+        bet(client, table_id, alice)
+        assert live.receive_json()["round"]["wagers"] == {}  # bob's view: alice bet
+        bet(client, table_id, bob, 10)
+        dealt = live.receive_json()
+        assert dealt["round"]["phase"] == "decisions" and reads == []
+        assert dealt == client.get(f"/api/v1/tables/{table_id}", headers=bob).json()

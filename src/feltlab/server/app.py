@@ -13,6 +13,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, PlainTextResponse, Response
 from sqlalchemy.exc import IntegrityError, OperationalError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -130,8 +131,9 @@ def _add_error_handlers(app: FastAPI) -> None:
                                        "and the failure is logged"}, 500)
 
     @app.exception_handler(OperationalError)
-    async def busy(request: Request, error: OperationalError) -> JSONResponse:
-        log.warning("database busy: %s", str(error.orig)[:200])
+    @app.exception_handler(PoolTimeout)
+    async def busy(request: Request, error: Exception) -> JSONResponse:
+        log.warning("database busy: %s", str(getattr(error, "orig", error))[:200])
         return JSONResponse({"detail": "the database is busy; nothing was changed, "
                                        "try again"}, 503, headers={"Retry-After": "1"})
 

@@ -144,7 +144,7 @@ _TOKEN_OWNER = (select(_TOKENS.c.id, _TOKENS.c.revoked, _TOKENS.c.last_used_at, 
                 .where(_TOKENS.c.token_hash == bindparam("digest")))
 """Built once, in Core: every request reads its token this way; building a statement, or
 running it through the ORM, costs more CPU than the query itself."""
-_TOKEN_USED = (update(AuthToken).where(AuthToken.id == bindparam("token_id"))
+_TOKEN_USED = (update(_TOKENS).where(_TOKENS.c.id == bindparam("token_id"))
                .values(last_used_at=bindparam("moment")))
 
 
@@ -167,7 +167,7 @@ def authenticate(session: Session, token: str, settings: AuthSettings) -> Caller
 
 def touch(session: Session, caller: Caller) -> None:
     """Record that the token was used now (its idle time starts again)."""
-    session.execute(_TOKEN_USED, {"token_id": caller.token_id, "moment": now()})
+    session.connection().execute(_TOKEN_USED, {"token_id": caller.token_id, "moment": now()})
 
 
 def logout(session: Session, caller: Caller) -> None:

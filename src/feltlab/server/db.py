@@ -76,6 +76,14 @@ def _prepare_sqlite_folder(url: str) -> None:
         database.parent.mkdir(parents=True, exist_ok=True)
 
 
+POOL_SIZE = 32
+"""PostgreSQL connections a worker keeps open, and the most it uses at once: a thread that
+finds them all busy waits for one. Opening more under load would cost PostgreSQL a
+process start each, and closing them again, for a request that would then wait for the
+same two cores anyway."""
+POOL_OVERFLOW = 0
+
+
 class WriterLock:
     """One SQLite writer at a time across threads and processes: a thread lock, then an
     exclusive ``flock`` on ``DATABASE-writer.lock`` (released when the transaction ends,
@@ -127,7 +135,8 @@ def make_engine(url: str, writer: bool = True) -> Engine:
         if writer and database is not None:
             _writer_locks[engine] = WriterLock(database)
         return engine
-    return create_engine(url, pool_size=10, max_overflow=20, pool_pre_ping=True)
+    return create_engine(url, pool_size=POOL_SIZE, max_overflow=POOL_OVERFLOW,
+                         pool_pre_ping=True)
 
 
 def _configure_sqlite(engine: Engine, writer: bool) -> None:

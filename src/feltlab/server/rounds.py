@@ -147,6 +147,12 @@ def _table_of_seat(session: Session, round_id: int, user_id: int) -> int:
     return table_id
 
 
+def find_table(session: Session, table_id: int) -> GameTable | None:
+    """The table, unlocked (a built statement: quicker than ``Session.get``)."""
+    table: GameTable | None = session.scalars(_TABLE, {"table_id": table_id}).one_or_none()
+    return table
+
+
 def lock_table(session: Session, table_id: int, skip_locked: bool = False
                ) -> GameTable | None:
     """Lock a table's row and return the table: every transaction that changes a round

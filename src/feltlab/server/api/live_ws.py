@@ -14,7 +14,7 @@ from starlette.concurrency import run_in_threadpool
 from feltlab.server import rounds
 from feltlab.server.api.deps import authenticated
 from feltlab.server.api.schemas import RowId
-from feltlab.server.api.views import TableState, find_table, table_state
+from feltlab.server.api.views import TableState, table_state
 from feltlab.server.auth import COOKIE_NAME, Caller
 from feltlab.server.errors import ApiError, not_found
 from feltlab.server.services import Services
@@ -40,7 +40,7 @@ def _caller(websocket: WebSocket, found: Services) -> Caller:
 
 def _build_state(found: Services, table_id: int, stamp: int) -> TableState:
     with found.read() as session:
-        table = find_table(session, table_id)
+        table = rounds.find_table(session, table_id)
         if table is None:
             raise not_found(f"table {table_id}")
         current = rounds.unfinished_round(session, table.id) or rounds.latest_round(

@@ -58,7 +58,6 @@ _SEATS, _TABLES, _ROUNDS = table_of(TableSeat), table_of(GameTable), table_of(Ro
 _SEAT_OF = select(_SEATS.c.seat).where(_SEATS.c.table_id == bindparam("table_id"),
                                        _SEATS.c.user_id == bindparam("user_id"))
 _SEATED_USERS = select(_SEATS.c.user_id).where(_SEATS.c.table_id == bindparam("table_id"))
-_TABLE_LOCKED = select(GameTable).where(GameTable.id == bindparam("table_id")).with_for_update()
 _USER = select(User).where(User.id == bindparam("user_id"))
 _ROUND_IN_PLAY = (select(_ROUNDS.c.id).join(_TABLES, _TABLES.c.id == _ROUNDS.c.table_id)
                   .join(_SEATS, _SEATS.c.table_id == _ROUNDS.c.table_id)
@@ -157,7 +156,7 @@ async def start_round(table_id: RowId, body: RoundRequest, caller: CallerDep,
 
     def work(session: Session) -> tuple[int, Any]:
         fresh.clear()
-        table = session.scalars(_TABLE_LOCKED, {"table_id": table_id}).one_or_none()
+        table = rounds.lock_table(session, table_id)
         if table is None or (not table.shared and table.owner_id != caller.user_id):
             raise not_found(f"table {table_id}")
         if table.status != "open":

@@ -17,7 +17,6 @@ _SEATS, _USERS = table_of(TableSeat), table_of(User)
 _SEATED = (select(_SEATS.c.seat, _USERS.c.username)
            .join(_USERS, _USERS.c.id == _SEATS.c.user_id)
            .where(_SEATS.c.table_id == bindparam("table_id")).order_by(_SEATS.c.seat))
-_TABLE = select(GameTable).where(GameTable.id == bindparam("table_id"))
 
 
 def seated(session: Session, table_id: int) -> list[tuple[int, str]]:
@@ -25,11 +24,6 @@ def seated(session: Session, table_id: int) -> list[tuple[int, str]]:
     return [(seat, name) for seat, name in
             session.connection().execute(_SEATED, {"table_id": table_id})]
 
-
-def find_table(session: Session, table_id: int) -> GameTable | None:
-    """The table (a built statement: quicker than ``Session.get``)."""
-    table: GameTable | None = session.scalars(_TABLE, {"table_id": table_id}).one_or_none()
-    return table
 
 
 def table_json(table: GameTable, seats: list[tuple[int, str]] | None = None) -> dict[str, Any]:

@@ -22,7 +22,7 @@ COLD_SCRIPT = """
 import time
 start = time.perf_counter()
 from feltlab.analysis import flush
-from feltlab.rules import load_rules
+from feltlab.core.rules import load_rules
 flush.analyze(load_rules("high-card-flush"))
 print(time.perf_counter() - start)
 """
@@ -49,8 +49,9 @@ def command_seconds(cache: str) -> float:
 def main() -> None:
     os.environ["FELTLAB_NO_CACHE"] = "1"
     from feltlab.analysis import flush
-    from feltlab.cards import parse_cards
-    from feltlab.rules import FlushRules, load_rules
+    from feltlab.core.cards import parse_cards
+    from feltlab.core.rules import load_rules
+from feltlab.games.high_card_flush.rules import FlushRules
 
     rules = load_rules("high-card-flush")
     assert isinstance(rules, FlushRules)

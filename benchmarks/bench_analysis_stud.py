@@ -19,7 +19,7 @@ import numpy as np
 
 ANALYSE = """
 import time
-from feltlab.rules import load_rules
+from feltlab.core.rules import load_rules
 from feltlab.analysis import {module}
 start = time.perf_counter()
 {module}.analyze(load_rules("{rules}"))
@@ -44,8 +44,10 @@ def bench_analyses() -> None:
 
 def bench_advice() -> None:
     from feltlab.analysis import holdem, nine
-    from feltlab.cards import Card
-    from feltlab.rules import HoldemStudRules, NineCardRules, load_rules
+    from feltlab.core.cards import Card
+    from feltlab.core.rules import load_rules
+from feltlab.games.holdem_stud.rules import HoldemStudRules
+from feltlab.games.nine_card_flush.rules import NineCardRules
 
     stud, flush = load_rules("nh-holdem-stud"), load_rules("nine-card-flush")
     assert isinstance(stud, HoldemStudRules) and isinstance(flush, NineCardRules)

@@ -22,10 +22,10 @@ import time
 from importlib import resources
 from pathlib import Path
 
-from feltlab.cards import format_cards, full_deck
-from feltlab.payout import settle_request
-from feltlab.rules import builtin_ids, load_rules
-from feltlab.settle import WagerError
+from feltlab.core.cards import format_cards, full_deck
+from feltlab.core.payout import settle_request
+from feltlab.core.rules import builtin_ids, load_rules
+from feltlab.core.settle import WagerError
 
 LIMIT_MB = 200
 

@@ -16,9 +16,9 @@ from collections.abc import Sequence
 import numpy as np
 
 from feltlab.analysis import advise
-from feltlab.analysis.protect import Case, default_cases, evaluate_case
-from feltlab.cards import Card
-from feltlab.rules import Rules, builtin_ids, load_rules
+from feltlab.protect import Case, default_cases, evaluate_case
+from feltlab.core.cards import Card
+from feltlab.core.rules import Rules, builtin_ids, load_rules
 
 HANDS = 200
 
@@ -60,7 +60,7 @@ def bench_advice() -> None:
 
 
 def bench_cases(deals: int | None, quick: bool) -> None:
-    from feltlab.analysis.protect import DEFAULT_DEALS
+    from feltlab.protect import DEFAULT_DEALS
 
     for rules_id in builtin_ids():
         rules = load_rules(rules_id)
@@ -72,7 +72,7 @@ def bench_cases(deals: int | None, quick: bool) -> None:
         evaluate_case(rules, Case(), count, 0)  # compile, and the exact baseline
         for case in cases:
             if case == Case():
-                from feltlab.analysis.protect import flush as protect_flush
+                from feltlab.protect import flush as protect_flush
 
                 protect_flush._baselines.clear()  # time the enumeration, not the cache
             start = time.perf_counter()

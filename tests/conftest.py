@@ -14,10 +14,10 @@ import numpy.typing as npt
 import pytest
 from typer.testing import CliRunner
 
-from feltlab import kernels
-from feltlab.cards import Card, format_cards, full_deck, parse_cards
 from feltlab.cli import app
-from feltlab.evaluators import best_flush, colour_flush_count, longest_straight_flush
+from feltlab.core import kernels
+from feltlab.core.cards import Card, format_cards, full_deck, parse_cards
+from feltlab.core.evaluators import best_flush, colour_flush_count, longest_straight_flush
 
 DATA = Path(__file__).parent / "data"
 

@@ -1,6 +1,6 @@
 """An independent settler, written from RULES.md alone, for differential tests.
 
-It shares nothing with ``feltlab.settle`` or ``feltlab.evaluators``: cards are (rank,
+It shares nothing with ``feltlab.core.settle`` or ``feltlab.core.evaluators``: cards are (rank,
 suit) pairs read here, every hand is evaluated by the plainest method (sorting,
 counting, trying every run), and a rule set is read only for its numbers. It settles
 valid hands only; refusing bad input is the real settler's job.

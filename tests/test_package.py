@@ -16,7 +16,7 @@ def test_any_source_edit_moves_the_numba_cache(tmp_path: Path) -> None:
                     ignore=shutil.ignore_patterns("__pycache__"))
     before = numba_cache_dir(package, tmp_path / "cache")
     assert before == numba_cache_dir(package, tmp_path / "cache")
-    kernel = package / "simulate" / "flush.py"
+    kernel = package / "games" / "high_card_flush" / "kernel.py"
     kernel.write_text(kernel.read_text("utf-8") + "\n# edited\n", "utf-8")
     after = numba_cache_dir(package, tmp_path / "cache")
     assert after != before and after.parent == before.parent

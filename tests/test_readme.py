@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from feltlab.analysis import analyze
-from feltlab.analysis.model import ParSheet
-from feltlab.rules import load_rules
+from feltlab.core.model import ParSheet
+from feltlab.core.rules import load_rules
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 MAIN_WAGER = {"nine-card-flush": "all9"}

@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from feltlab.cards import format_cards
-from feltlab.engine import HandState, action_from_json
-from feltlab.rules import load_rules
+from feltlab.core.cards import format_cards
+from feltlab.core.engine import HandState, action_from_json
+from feltlab.core.rules import load_rules
 from feltlab.server.app import create_app
 from feltlab.server.fairness import combine_client_seeds, deck_from_seed
 from feltlab.server.verify import VerifyError, verify_round

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator
 import numpy as np
 import pytest
 
-from feltlab.cards import fisher_yates
+from feltlab.core.cards import fisher_yates
 from feltlab.server.fairness import (
     FairnessError,
     check_client_seed,

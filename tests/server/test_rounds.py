@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from feltlab.cards import format_cards
-from feltlab.payout import settle_request
-from feltlab.rules import builtin_ids, load_rules
+from feltlab.core.cards import format_cards
+from feltlab.core.payout import settle_request
+from feltlab.core.rules import builtin_ids, load_rules
 from feltlab.server.fairness import commitment, deck_from_seed
 from feltlab.server.verify import VerifyError, verify_round
 from server.cli_helpers import run_cli, run_payout_cli

@@ -9,7 +9,7 @@ from urllib.parse import quote
 import pytest
 from fastapi.testclient import TestClient
 
-from feltlab.rules import builtin_ids
+from feltlab.core.rules import builtin_ids
 from feltlab.server.fairness import deck_from_seed
 from server.conftest import practice_table, sign_up
 from server.helpers import card_tokens

@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
-from feltlab.payout import settle_request
-from feltlab.rules import builtin_ids, load_rules
-from feltlab.web.catalogue import rule_card
+from feltlab.core.payout import settle_request
+from feltlab.core.rules import builtin_ids, load_rules
+from feltlab.present.catalogue import rule_card
 from web.conftest import Server, Watch
 
 _names = itertools.count(1)

@@ -9,7 +9,7 @@ from typing import Any
 
 from fastapi.testclient import TestClient
 
-from feltlab.payout import settle_request
+from feltlab.core.payout import settle_request
 
 FOLD_COST = Fraction(40095947, 22689810)  # High Card Flush, fold with Ah Kh 2h 3s 5d 7c 9c
 HAND = {"rules": "high-card-flush", "player": "Ah Kh 2h 3s 5d 7c 9c", "ante": 5}

@@ -20,7 +20,7 @@ from typing import Any
 import httpx
 import pytest
 
-from feltlab.rules import load_rules
+from feltlab.core.rules import load_rules
 from feltlab.server.auth import AuthSettings, create_account, password_hasher
 from feltlab.server.db import make_engine, session_factory, transaction
 from feltlab.server.fairness import combine_client_seeds

@@ -7,11 +7,11 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from feltlab.cards import full_deck
-from feltlab.engine import ChooseColour, Deal, HandState, PlaceWager, Play, Reveal
-from feltlab.payout import settle_request
-from feltlab.rules import builtin_ids, load_rules
-from feltlab.web.catalogue import deal_layout, rule_card
+from feltlab.core.cards import full_deck
+from feltlab.core.engine import ChooseColour, Deal, HandState, PlaceWager, Play, Reveal
+from feltlab.core.payout import settle_request
+from feltlab.core.rules import builtin_ids, load_rules
+from feltlab.present.catalogue import rule_card
 
 
 @pytest.mark.parametrize("rules_id", builtin_ids())
@@ -29,7 +29,7 @@ def test_deal_layout_matches_the_engine(rules_id: str) -> None:
         state.apply(Play(2))
         state.apply(Reveal())
     deck, position = list(full_deck()), 0
-    for part in deal_layout(rules):
+    for part in rule_card(rules_id)["deal"]:
         for seat in ((1, 2) if part["per_seat"] else (None,)):
             cards = deck[position:position + part["count"]]
             position += part["count"]

@@ -1,8 +1,10 @@
 """Exact math: PAR sheets, optimal strategies, strategy cards and the per-hand advisor.
 
-:func:`analyze` and :func:`advise` dispatch on the rule set's game to
-:mod:`feltlab.analysis.flush`, :mod:`feltlab.analysis.holdem` and
-:mod:`feltlab.analysis.nine`.
+Each game family's exact solver (its ``math`` facet, :class:`~feltlab.core.family.ExactMath`)
+does the counting; :func:`analyze`, :func:`advise` and the strategy files are the same
+for every game, and the reports (:mod:`.report_text`, :mod:`.report_html`,
+:mod:`.report_csv`), the pay-table solver (:mod:`.paytable`) and the in-process PAR-sheet
+memo (:mod:`.sheets`) are written once against the protocol.
 """
 
 from __future__ import annotations
@@ -10,48 +12,22 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
+from fractions import Fraction
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from feltlab.analysis.model import Advice, ParSheet, Progress, WagerAnalysis
-from feltlab.cards import Card
-from feltlab.rules import (
-    MAX_RULES_BYTES,
-    FlushRules,
-    HoldemStudRules,
-    NineCardRules,
-    Rules,
-    parse_toml,
-    read_limited,
-)
+from feltlab.core.cards import Card
+from feltlab.core.family import AdviceInputs, family_of
+from feltlab.core.model import Advice, ParSheet, Progress, WagerAnalysis
+from feltlab.core.registry import families
+from feltlab.core.rules import MAX_RULES_BYTES, Rules, parse_toml, read_limited
 
-if TYPE_CHECKING:  # the game modules load Numba: import them only when used
-    from feltlab.analysis.flush_strategy import Strategy as FlushStrategy
-    from feltlab.analysis.holdem_strategy import StudStrategy
-    from feltlab.analysis.nine import NineStrategy
-
-    Strategy = FlushStrategy | StudStrategy | NineStrategy
-
-__all__ = ["Progress", "advise", "analyze", "evaluate_strategy", "load_strategy_file",
-           "with_strategy"]
+__all__ = ["Progress", "advice_inputs", "advise", "analyze", "capped_returns",
+           "evaluate_strategy", "load_strategy_file", "with_strategy"]
 
 
 def analyze(rules: Rules, progress: Progress | None = None) -> ParSheet:
     """The exact PAR sheet of a rule set, with the rule set's fingerprint."""
-    sheet: ParSheet
-    if isinstance(rules, FlushRules):
-        import feltlab.analysis.flush as flush
-
-        sheet = flush.analyze(rules, progress)
-    elif isinstance(rules, HoldemStudRules):
-        import feltlab.analysis.holdem as holdem
-
-        sheet = holdem.analyze(rules, progress)
-    else:
-        assert isinstance(rules, NineCardRules)
-        import feltlab.analysis.nine as nine
-
-        sheet = nine.analyze(rules, progress)
+    sheet = family_of(rules).math.analyze(rules, progress)
     return replace(sheet, fingerprint=rules.fingerprint, modified=rules.modified)
 
 
@@ -69,26 +45,15 @@ def advise(rules: Rules, player: Sequence[Card], community: Sequence[Card] = (),
     before the decision: the dealer's (flush family), the next community cards in the
     order they will be turned (Hold'em Stud), cards of the player's own six (9 Card Flush).
     """
-    if isinstance(rules, FlushRules):
-        import feltlab.analysis.flush as flush
-
-        return flush.advise(rules, player, dead, seen)
-    if isinstance(rules, HoldemStudRules):
-        import feltlab.analysis.holdem as holdem
-
-        return holdem.advise(rules, player, community, bets, dead, seen)
-    assert isinstance(rules, NineCardRules)
-    import feltlab.analysis.nine as nine
-
-    return nine.advise(rules, community, colour or "red", dead, seen)
+    inputs = AdviceInputs(tuple(player), tuple(community), colour, tuple(bets))
+    return family_of(rules).math.advise(rules, inputs, dead, seen)
 
 
-STRATEGY_KEYS: Mapping[str, frozenset[str]] = {
-    "high-card-flush": frozenset({"rule", "default"}),
-    "holdem-stud": frozenset({"street3", "street4", "street5"}),
-    "nine-card-flush": frozenset({"play_when"}),
-}
-"""The keys that tell each game's strategy files apart."""
+def advice_inputs(rules: Rules, cards: str, community: str | None = None,
+                  colour: str | None = None, bets: str | None = None) -> AdviceInputs:
+    """A hand typed as card text (and street bets as ``1,3``), checked against the game;
+    ``ValueError`` names what is wrong."""
+    return family_of(rules).math.advice_inputs(rules, cards, community, colour, bets)
 
 
 def read_strategy_text(rules: Rules, path: str | Path) -> str:
@@ -98,7 +63,7 @@ def read_strategy_text(rules: Rules, path: str | Path) -> str:
     text = read_limited(Path(path), MAX_RULES_BYTES, "strategy")
     data = parse_toml(text, str(path))
     game = data.get("game") if isinstance(data.get("game"), str) else next(
-        (name for name, keys in STRATEGY_KEYS.items() if keys & set(data)), rules.game)
+        (each.game for each in families() if each.strategy_keys & set(data)), rules.game)
     if game != rules.game:
         raise ValueError(f"{path} is a strategy for a {game} game, not for {rules.id} "
                          f"({rules.game})")
@@ -110,45 +75,23 @@ def read_strategy_text(rules: Rules, path: str | Path) -> str:
     return text
 
 
-def load_strategy_file(rules: Rules, path: str | Path) -> Strategy:
-    """The strategy in a TOML file, in the format of the rule set's game (see
-    :mod:`feltlab.analysis.flush_strategy`, :mod:`feltlab.analysis.holdem_strategy` and
-    :func:`feltlab.analysis.nine.parse_nine_strategy`); errors name the field, and a file
-    made for another game or rule set is refused (:func:`read_strategy_text`)."""
+def load_strategy_file(rules: Rules, path: str | Path) -> object:
+    """The strategy in a TOML file, in the format of the rule set's game (its family's
+    ``math.parse_strategy``); errors name the field, and a file made for another game or
+    rule set is refused (:func:`read_strategy_text`)."""
     text = read_strategy_text(rules, path)
-    if isinstance(rules, FlushRules):
-        from feltlab.analysis.flush_strategy import parse_strategy
-
-        return parse_strategy(text, str(path))
-    if isinstance(rules, HoldemStudRules):
-        from feltlab.analysis.holdem_strategy import parse_strategy as parse_stud
-
-        return parse_stud(text)
-    from feltlab.analysis.nine import parse_nine_strategy
-
-    return parse_nine_strategy(text)
+    return family_of(rules).math.parse_strategy(text, str(path))
 
 
-def evaluate_strategy(rules: Rules, strategy: Strategy) -> WagerAnalysis:
+def evaluate_strategy(rules: Rules, strategy: object) -> WagerAnalysis:
     """Exact main-game return of a strategy loaded by :func:`load_strategy_file`."""
-    if isinstance(rules, FlushRules):
-        import feltlab.analysis.flush as flush
-        from feltlab.analysis.flush_strategy import Strategy as FlushStrategy
+    return family_of(rules).math.evaluate_strategy(rules, strategy)
 
-        if isinstance(strategy, FlushStrategy):
-            return flush.evaluate_strategy(rules, strategy)
-    elif isinstance(rules, HoldemStudRules):
-        import feltlab.analysis.holdem as holdem
-        from feltlab.analysis.holdem_strategy import StudStrategy
 
-        if isinstance(strategy, StudStrategy):
-            return holdem.evaluate_strategy(rules, strategy)
-    else:
-        import feltlab.analysis.nine as nine
-
-        if isinstance(strategy, nine.NineStrategy):
-            return nine.evaluate_strategy(rules, strategy)
-    raise ValueError(f"a {type(strategy).__name__} is not a strategy for {rules.id}")
+def capped_returns(rules: Rules, bets: Mapping[str, int]) -> dict[str, Fraction]:
+    """Every wager's house edge at ``bets`` under the aggregate payout cap (and
+    ``total``: per unit of all the initial wagers)."""
+    return family_of(rules).math.capped_returns(rules, dict(bets))
 
 
 def with_strategy(sheet: ParSheet, main: WagerAnalysis, source: str) -> ParSheet:

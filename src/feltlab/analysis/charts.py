@@ -20,8 +20,8 @@ import matplotlib.pyplot as plt
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from feltlab.analysis.model import ParSheet, WagerAnalysis, unsplit_group
 from feltlab.analysis.report_text import SHARE_LABEL
+from feltlab.core.model import ParSheet, WagerAnalysis, unsplit_group
 
 WIN_COLOUR = "#2e7d32"
 LOSS_COLOUR = "#c62828"
@@ -136,7 +136,7 @@ def merged_strategy_map(strategy_map: StrategyMap) -> tuple[StrategyMap, bool]:
 
 
 def whole_groups(strategy_map: StrategyMap) -> StrategyMap:
-    """The map with the rows :func:`~feltlab.analysis.model.name_splits` named apart put
+    """The map with the rows :func:`~feltlab.core.model.name_splits` named apart put
     back into their group, one share per decision, so a group's bar shows its mix."""
     shares: dict[tuple[str, str], Fraction] = {}
     for group, decision, share in strategy_map:

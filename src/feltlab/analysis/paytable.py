@@ -22,21 +22,13 @@ from dataclasses import dataclass
 from fractions import Fraction
 from itertools import pairwise
 
-from feltlab.analysis.model import ParSheet, WagerAnalysis
-from feltlab.evaluators import PokerHand, ThreeCardHand
-from feltlab.rules import MAX_PAY, FlushRules, HoldemStudRules, NineCardRules, Rules, RulesError
+from feltlab.core.model import ParSheet, WagerAnalysis
+from feltlab.core.rules import MAX_PAY, Rules, RulesError
 
 PayKey = int | str
 PayValue = int | str  # "push" in Hold'em Stud's tables
 Analyzer = Callable[[Rules], ParSheet]
 
-PAY_TABLE_FIELDS: Mapping[type, Mapping[str, str]] = {
-    FlushRules: {"flush": "flush_pays", "straight_flush": "straight_flush_pays"},
-    NineCardRules: {"bonus9": "bonus9_pays", "player6": "player6_pays",
-                    "first3": "first3_pays"},
-    HoldemStudRules: {"ante": "pays", "bonus3": "bonus3_pays"},
-}
-"""Which rule-set field holds the pay table of each wager that has one."""
 
 
 class SolverError(ValueError):
@@ -72,11 +64,11 @@ def _default_analyzer(rules: Rules) -> ParSheet:
 def pay_table_field(rules: Rules, wager: str) -> str:
     """The name of the rule-set field holding ``wager``'s pay table.
 
-    >>> from feltlab.rules import load_rules
+    >>> from feltlab.core.rules import load_rules
     >>> pay_table_field(load_rules("nh-holdem-stud"), "bonus3")
     'bonus3_pays'
     """
-    fields = PAY_TABLE_FIELDS[type(rules)]
+    fields = rules.pay_table_fields()
     if wager not in fields:
         raise SolverError(f"wager {wager!r} of {rules.id} has no pay table; "
                           f"wagers with one: {', '.join(fields)}")
@@ -103,18 +95,12 @@ def line_range(rules: Rules, wager: str, key: PayKey) -> tuple[int, int]:
     """The pays line ``key`` of ``wager``'s table may take while no better hand pays less
     than a worse one (a rule every pay table keeps) and no line pays over ``MAX_PAY``.
 
-    >>> from feltlab.rules import load_rules
+    >>> from feltlab.core.rules import load_rules
     >>> line_range(load_rules("nh-holdem-stud"), "ante", "flush")
     (4, 8)
     """
     table = pay_table(rules, wager)
-    if all(isinstance(line, int) for line in table):
-        ranked: list[tuple[PayKey, int]] = [(line, pay_number(table[line]))
-                                            for line in sorted(table, key=int)]
-    else:
-        classes = PokerHand if wager == "ante" else ThreeCardHand
-        ranked = [(member.name.lower(), pay_number(table.get(member.name.lower(), -1)))
-                  for member in sorted(classes, key=lambda member: member.value)]
+    ranked = [(line, pay_number(table.get(line, -1))) for line in rules.ranked_pay_lines(wager)]
     place = [line for line, _ in ranked].index(key)
     low = max([0, *(pays for _, pays in ranked[:place])])
     high = min([MAX_PAY, *(pays for _, pays in ranked[place + 1:])])

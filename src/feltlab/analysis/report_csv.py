@@ -11,8 +11,8 @@ import csv
 from fractions import Fraction
 from pathlib import Path
 
-from feltlab.analysis.model import ParSheet, WagerAnalysis
 from feltlab.analysis.report_text import decimal
+from feltlab.core.model import ParSheet, WagerAnalysis
 
 LINE_COLUMNS = ("label", "key", "net", "count", "probability", "probability_exact",
                 "contribution", "contribution_exact", "wagered")

@@ -11,7 +11,6 @@ from fractions import Fraction
 from html import escape
 
 from feltlab.analysis import charts
-from feltlab.analysis.model import ParSheet, StrategyCard, WagerAnalysis
 from feltlab.analysis.report_text import (
     SHARE_LABEL,
     capped_rows,
@@ -22,6 +21,7 @@ from feltlab.analysis.report_text import (
     signed,
     wager_summary,
 )
+from feltlab.core.model import ParSheet, StrategyCard, WagerAnalysis
 
 STYLE = """
 :root { color-scheme: light; }

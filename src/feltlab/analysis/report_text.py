@@ -17,7 +17,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from feltlab.analysis.model import ParSheet, StrategyCard, WagerAnalysis
+from feltlab.core.model import ParSheet, StrategyCard, WagerAnalysis
 
 
 def decimal(value: Fraction | int, places: int = 6) -> str:
@@ -165,7 +165,7 @@ def uncapped_total_edge(sheet: ParSheet, bets: Mapping[str, int]) -> Fraction | 
     """House edge of the whole hand without the cap: expected loss over the sum of the
     bets placed, or ``None`` if a bet has no wager in the sheet.
 
-    >>> from feltlab.analysis.model import OutcomeLine
+    >>> from feltlab.core.model import OutcomeLine
     >>> a = WagerAnalysis("a", "A", (OutcomeLine("lose", -1, 1), OutcomeLine("win", 1, 1)), 2)
     >>> b = WagerAnalysis("b", "B", (OutcomeLine("lose", -1, 3), OutcomeLine("win", 1, 1)), 4)
     >>> uncapped_total_edge(ParSheet("x", "X", (a, b)), {"a": 3, "b": 1})

@@ -17,7 +17,7 @@ from sqlalchemy.exc import TimeoutError as PoolTimeout
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from feltlab.jsonio import JSONInputError, loads
+from feltlab.core.jsonio import JSONInputError, loads
 from feltlab.server import migrate
 from feltlab.server.api import accounts, admin, live_ws, rounds, rules_routes, tables
 from feltlab.server.auth import AuthSettings, password_hasher

@@ -23,7 +23,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
 from sqlalchemy.orm import Session, sessionmaker
 
-from feltlab.paths import user_data_dir
+from feltlab.core.paths import user_data_dir
 
 ENVIRONMENT_VARIABLE = "FELTLAB_DATABASE_URL"
 

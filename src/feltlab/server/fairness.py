@@ -4,7 +4,7 @@ a deck without bias.
 The seed (32 bytes from the OS's CSPRNG, written in hex) keys HMAC-SHA256 over the
 client seed and a block counter; the output is read as 32-bit big-endian words, and
 ``randbelow(n)`` rejects words at or above the largest multiple of ``n`` so every value
-is equally likely. Those draws feed :func:`feltlab.cards.fisher_yates` over the deck in
+is equally likely. Those draws feed :func:`feltlab.core.cards.fisher_yates` over the deck in
 card order. The commitment is the SHA-256 of the seed's bytes.
 
 >>> seed = "00" * 32
@@ -23,7 +23,7 @@ import re
 import secrets
 from collections.abc import Callable, Iterator, Mapping
 
-from feltlab.cards import Card, fisher_yates, full_deck
+from feltlab.core.cards import Card, fisher_yates, full_deck
 
 SEED_BYTES = 32
 MAX_CLIENT_SEED = 64

@@ -24,7 +24,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any, Final
 
-from feltlab.cache import write_atomically
+from feltlab.core.cache import write_atomically
 
 LATENCY_BUCKETS: Final = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
 SAVE_SECONDS: Final = 1.0

@@ -1,11 +1,11 @@
-"""Rounds: the service that drives :class:`feltlab.engine.HandState` for the server.
+"""Rounds: the service that drives :class:`feltlab.core.engine.HandState` for the server.
 
 A round is stored as its append-only event log (one engine action a row) beside the
 seeds that give its deck; its state is always the replay of that log, so a round
 resumes after any crash exactly where its last committed event left it. Each request
 runs in one database transaction: the events it appends, the stakes it debits and the
 payouts it credits are committed together or not at all. The server deals and settles
-only through the engine (and so through :mod:`feltlab.settle`).
+only through the engine (and so through :mod:`feltlab.core.settle`).
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ from typing import Any
 from sqlalchemy import bindparam, func, insert, select
 from sqlalchemy.orm import Session
 
-from feltlab.cards import Card, format_cards
-from feltlab.engine import (
+from feltlab.core.cards import Card, format_cards
+from feltlab.core.engine import (
     Action,
     ActionError,
     Bet,
@@ -37,7 +37,8 @@ from feltlab.engine import (
     action_from_json,
     action_to_json,
 )
-from feltlab.rules import FlushRules, HoldemStudRules, NineCardRules, Rules, load_rules
+from feltlab.core.family import family_of
+from feltlab.core.rules import Rules, load_rules
 from feltlab.server import faults, ledger
 from feltlab.server.clock import aware, now
 from feltlab.server.errors import ApiError, conflict, not_found, refused
@@ -209,9 +210,10 @@ def wager_actions(rules: Rules, seat: int, wagers: dict[str, int], colour: str |
                   ) -> list[Action]:
     actions: list[Action] = [PlaceWager(seat, name, amount)
                              for name, amount in wagers.items() if amount]
-    if isinstance(rules, NineCardRules):
+    colours = family_of(rules).engine.colours
+    if colours:
         if colour is None:
-            raise refused(f"{rules.id} needs a colour: red or black")
+            raise refused(f"{rules.id} needs a colour: {' or '.join(colours)}")
         actions.append(ChooseColour(seat, colour))
     elif colour is not None:
         raise refused(f"{rules.id} has no colour to choose")
@@ -311,14 +313,6 @@ def action_for(loaded: LoadedRound, seat: int, body: dict[str, Any]) -> Action:
     return Raise(seat, amount) if kind == "raise" else Bet(seat, amount)
 
 
-def decision_stake(loaded: LoadedRound, action: Action) -> int:
-    if isinstance(action, Raise | Bet):
-        return action.amount
-    if isinstance(action, Play):
-        return loaded.state.seats[action.seat].wagers["all9"]
-    return 0
-
-
 def act(session: Session, loaded: LoadedRound, user_id: int, body: dict[str, Any],
         decision: timedelta | None = None) -> None:
     """The caller's decision: checked by the engine, its stake debited, the round run on."""
@@ -336,7 +330,7 @@ def act(session: Session, loaded: LoadedRound, user_id: int, body: dict[str, Any
         state.verify(action)
     except ActionError as error:
         raise refused(str(error)) from None
-    _stake(session, loaded, seat, decision_stake(loaded, action), body["action"])
+    _stake(session, loaded, seat, state.stake_of(action), body["action"])
     _append(session, loaded, action)
     advance(session, loaded, decision)
 
@@ -381,22 +375,10 @@ def fold_absent(session: Session, loaded: LoadedRound, decision: timedelta) -> N
 
 def options(loaded: LoadedRound, seat: int) -> tuple[list[dict[str, Any]], dict[str, int] | None]:
     """The legal decisions of ``seat`` now, in the actions' JSON form, and the raise range."""
-    state, rules = loaded.state, loaded.rules
+    state = loaded.state
     if state.phase is not Phase.DECISIONS or state.to_act != seat:
         return [], None
-    choices: list[dict[str, Any]] = [{"action": "fold"}]
-    if isinstance(rules, FlushRules):
-        legal = state.legal_raises(seat)
-        if not legal:
-            return choices, None
-        ante = state.seats[seat].wagers["ante"]
-        choices += [{"action": "raise", "amount": amount} for amount in legal
-                    if amount % ante == 0]
-        return choices, {"min": legal.start, "max": legal[-1], "step": legal.step}
-    if isinstance(rules, NineCardRules):
-        return [*choices, {"action": "play"}], None
-    return choices + [{"action": "bet", "amount": amount}
-                      for amount in state.legal_street_bets(seat)], None
+    return state.steps.options_json(state, seat)
 
 
 def _seat_cards(loaded: LoadedRound, seat: int, visible: bool) -> dict[str, Any]:
@@ -420,21 +402,7 @@ def table_cards(loaded: LoadedRound) -> dict[str, Any]:
 
 def payout_request(loaded: LoadedRound, seat: int) -> dict[str, Any]:
     """The complete round of ``seat`` as a ``feltlab payout`` request."""
-    state, rules = loaded.state, loaded.rules
-    hand = state.seats[seat]
-    request: dict[str, Any] = {"rules": rules.id, "wagers": dict(hand.wagers),
-                               "player": format_cards(hand.cards)}
-    if isinstance(rules, FlushRules):
-        request |= {"dealer": format_cards(state.dealer_cards),
-                    "raise": hand.decisions[0] if hand.decisions else 0}
-    elif isinstance(rules, NineCardRules):
-        request |= {"colour": hand.colour, "community": format_cards(state.community),
-                    "play": bool(hand.decisions and hand.decisions[0])}
-    else:
-        assert isinstance(rules, HoldemStudRules)
-        request |= {"community": format_cards(state.community),
-                    "streets": [amount for amount in hand.decisions if amount]}
-    return request
+    return loaded.state.steps.payout_request(loaded.state, seat)
 
 
 def _others(loaded: LoadedRound, mine: int | None, usernames: dict[int, str]
@@ -503,7 +471,7 @@ def view_of(loaded: LoadedRound, user_id: int, names: dict[int, str]) -> dict[st
     }
     if loaded.shared:
         view["client_seeds"] = {str(item.seat): item.client_seed for item in loaded.seats}
-    if isinstance(rules, NineCardRules):
+    if state.steps.colours:
         view["colour"] = hand.colour if hand else None
     if raise_range:
         view["raise_range"] = raise_range
@@ -549,23 +517,14 @@ def recall(session: Session, loaded: LoadedRound, user_id: int) -> list[dict[str
                           HandState(loaded.rules, loaded.state.deck), 0, loaded.shared)
     for action in loaded.state.log:
         partial.state.apply(action)
-        stake = _step_stake(partial, action, mine.seat)
+        stake = partial.state.stake_of(action) if getattr(action, "seat", None) == mine.seat \
+            else 0
         staked += stake
         balance -= stake
         if partial.state.phase is Phase.COMPLETE and mine.balance_after is not None:
             balance = mine.balance_after
         steps.append(_step(partial, action, mine.seat, staked, balance))
     return steps
-
-
-def _step_stake(partial: LoadedRound, action: Action, seat: int) -> int:
-    if isinstance(action, PlaceWager) and action.seat == seat:
-        return action.amount
-    if isinstance(action, Raise | Bet) and action.seat == seat:
-        return action.amount
-    if isinstance(action, Play) and action.seat == seat:
-        return partial.state.seats[seat].wagers["all9"]
-    return 0
 
 
 def _step(partial: LoadedRound, action: Action, seat: int, staked: int, balance: int

@@ -13,7 +13,7 @@ from datetime import timedelta
 
 from sqlalchemy import select
 
-from feltlab.engine import Phase
+from feltlab.core.engine import Phase
 from feltlab.server import rounds
 from feltlab.server.clock import now
 from feltlab.server.models import Round

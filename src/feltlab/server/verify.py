@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from feltlab.cards import format_cards
-from feltlab.engine import ActionError, HandState, Phase, action_from_json
-from feltlab.payout import settle_request
-from feltlab.rules import RulesError, load_rules
+from feltlab.core.cards import format_cards
+from feltlab.core.engine import ActionError, HandState, Phase, action_from_json
+from feltlab.core.payout import settle_request
+from feltlab.core.rules import RulesError, load_rules
 from feltlab.server.fairness import (
     FairnessError,
     combine_client_seeds,

@@ -3,7 +3,7 @@
 :mod:`~feltlab.simulate.runner` sets up and runs table simulations,
 :mod:`~feltlab.simulate.session` sessions from a bankroll,
 :mod:`~feltlab.simulate.cluster` the same on Ray, and
-:mod:`~feltlab.simulate.commands` adds the ``simulate`` and ``session`` commands.
+:mod:`~feltlab.cli.simulate` adds the ``simulate`` and ``session`` commands.
 """
 
 DEFAULT_HANDS_PER_HOUR = 60

@@ -11,14 +11,14 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from feltlab.simulate.common import STATS
-from feltlab.simulate.runner import (
+from feltlab.core.simkit import STATS
+from feltlab.simulate.chunks import (
     Progress,
     Setup,
     SimulationResult,
-    _result,
-    _rounds_in,
     chunk_count,
+    result_of,
+    rounds_in,
     run_chunks,
 )
 
@@ -60,7 +60,7 @@ def simulate_on_ray(setup: Setup, rounds: int, seed: int, address: str,
             stats = [[a + b for a, b in zip(row, new, strict=True)]
                      for row, new in zip(stats, part, strict=True)]
             counters = [a + b for a, b in zip(counters, tally, strict=False)]
-            done_rounds += _rounds_in(first, count, rounds)
+            done_rounds += rounds_in(first, count, rounds)
             if progress is not None:
                 progress(done_rounds, rounds)
     except KeyboardInterrupt:
@@ -68,4 +68,4 @@ def simulate_on_ray(setup: Setup, rounds: int, seed: int, address: str,
         for ref in pending:
             ray.cancel(ref)
     seconds = time.perf_counter() - start
-    return _result(setup, seed, done_rounds, seconds, stats, counters, interrupted)
+    return result_of(setup, seed, done_rounds, seconds, stats, counters, interrupted)

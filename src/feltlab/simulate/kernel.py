@@ -1,21 +1,29 @@
-"""The compiled loops: whole rounds over chunks of work, sessions, and a deck replayer.
+"""The compiled loops, built once for every game by one factory: whole rounds over chunks
+of work, sessions from a bankroll, and a deck replayer.
 
-A game is a small integer (:data:`FLUSH`, :data:`NINE`, :data:`HOLDEM`) and every game's
-``play`` has the same signature; each game has its own round and session loop calling
-it by name, so Numba inlines the round into the loop. Chunks run in parallel
+A game family's kernel (:class:`~feltlab.core.family.SimulationKernel`) gives ``play``,
+one compiled round. :func:`kernels_for` builds the loops around it from the templates
+below: each template is copied with the family's round in its globals and compiled, so
+Numba sees the round called by name and inlines it into the loop exactly as a loop
+written by hand for that game would (a round passed in as a function value is not
+inlined: 25% slower), and each copy is cached under its own name. Chunks run in parallel
 (Numba ``prange``), each from its own seeded stream and into its own row of the
 accumulators, so results do not depend on the number of threads.
 """
 
 from __future__ import annotations
 
-from typing import Final
+import types
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Final
 
 import numba as nb
 import numpy as np
 
-from feltlab.simulate import flush, holdem, nine
-from feltlab.simulate.common import (
+from feltlab.core.family import SimulationKernel
+from feltlab.core.rng import Deck, State, draw_cards, draw_only, stream_state
+from feltlab.core.simkit import (
     COUNTERS,
     I8,
     I64,
@@ -27,30 +35,13 @@ from feltlab.simulate.common import (
     U64,
     add_big_square,
 )
-from feltlab.simulate.rng import Deck, State, draw_cards, draw_only, stream_state
 
-FLUSH, NINE, HOLDEM = 0, 1, 2
 CHUNK_ROUNDS: Final = 1 << 16
-
-
-@nb.njit(inline="always")
-def _cards(game: int, seats: int) -> int:
-    if game == FLUSH:
-        return 7 * (seats + 1)
-    if game == NINE:
-        return 3 + 6 * seats
-    return 2 * seats + 3
-
-
-@nb.njit(inline="always")
-def _play(game: int, deck: Deck, seats: int, p: I64, table: I8, table2: I8, table3: I8,
-          keys: U64, values: I8, state: State, nets: I64, counters: I64) -> None:
-    if game == FLUSH:
-        flush.play(deck, seats, p, table, table2, table3, keys, values, state, nets, counters)
-    elif game == NINE:
-        nine.play(deck, seats, p, table, table2, table3, keys, values, state, nets, counters)
-    else:
-        holdem.play(deck, seats, p, table, table2, table3, keys, values, state, nets, counters)
+PLAY: Any = None
+"""In a template: the family's compiled round (each built copy names its own)."""
+ROUNDS: Any = None
+SESSION: Any = None
+RUN_CHUNK: Any = None
 
 
 @nb.njit(inline="always")
@@ -73,93 +64,6 @@ def _tally(nets: I64, seats: int, stats: I64) -> None:
             stats[w, S_SMALL] += magnitude * magnitude
         else:
             add_big_square(stats[w], magnitude)
-
-
-# One round loop per game, each calling its game's round by name: Numba inlines a round
-# called by name, but not one passed in as a function value (25% slower), and a loop
-# holding all three games' code runs several times slower.
-
-@nb.njit(cache=True)
-def _flush_rounds(state: State, rounds: int, seats: int, p: I64, table: I8, table2: I8,
-                  table3: I8, keys: U64, values: I8, stats: I64, counters: I64) -> None:
-    deck, nets = _round_buffers(seats, stats.shape[0])
-    cards = _cards(FLUSH, seats)
-    for _ in range(rounds):
-        draw_cards(state, deck, cards)
-        flush.play(deck, seats, p, table, table2, table3, keys, values, state, nets, counters)
-        _tally(nets, seats, stats)
-
-
-@nb.njit(cache=True)
-def _nine_rounds(state: State, rounds: int, seats: int, p: I64, table: I8, table2: I8,
-                 table3: I8, keys: U64, values: I8, stats: I64, counters: I64) -> None:
-    deck, nets = _round_buffers(seats, stats.shape[0])
-    cards = _cards(NINE, seats)
-    for _ in range(rounds):
-        draw_cards(state, deck, cards)
-        nine.play(deck, seats, p, table, table2, table3, keys, values, state, nets, counters)
-        _tally(nets, seats, stats)
-
-
-@nb.njit(cache=True)
-def _holdem_rounds(state: State, rounds: int, seats: int, p: I64, table: I8, table2: I8,
-                   table3: I8, keys: U64, values: I8, stats: I64, counters: I64) -> None:
-    deck, nets = _round_buffers(seats, stats.shape[0])
-    cards = _cards(HOLDEM, seats)
-    for _ in range(rounds):
-        draw_cards(state, deck, cards)
-        holdem.play(deck, seats, p, table, table2, table3, keys, values, state, nets, counters)
-        _tally(nets, seats, stats)
-
-
-@nb.njit(cache=True)
-def _run_chunk(game: int, seed: int, chunk: int, rounds: int, seats: int, p: I64, table: I8,
-               table2: I8, table3: I8, keys: U64, values: I8, stats: I64,
-               counters: I64) -> None:
-    """One chunk's rounds, serially (a round loop compiled inside the ``prange`` body runs
-    several times slower)."""
-    state = stream_state(seed, chunk)
-    count = min(CHUNK_ROUNDS, rounds - chunk * CHUNK_ROUNDS)
-    args = (p, table, table2, table3, keys, values, stats, counters)
-    if game == FLUSH:
-        _flush_rounds(state, count, seats, *args)
-    elif game == NINE:
-        _nine_rounds(state, count, seats, *args)
-    else:
-        _holdem_rounds(state, count, seats, *args)
-
-
-@nb.njit(cache=True, parallel=True)
-def simulate_chunks(game: int, seed: int, first_chunk: int, chunks: int, rounds: int,
-                    seats: int, wagers: int, p: I64, table: I8, table2: I8, table3: I8,
-                    keys: U64, values: I8) -> tuple[I64, I64]:
-    """Run chunks ``first_chunk .. first_chunk + chunks - 1`` of a ``rounds``-round run.
-
-    Returns per chunk ``stats[chunk, wager, :]`` (sum of the round's net over all seats,
-    sum of its square in parts, seat-hands won, pushed, lost: see
-    :data:`~feltlab.simulate.common.STATS`) and ``counters[chunk, :]``.
-    """
-    stats = np.zeros((chunks, wagers, STATS), dtype=np.int64)
-    counters = np.zeros((chunks, COUNTERS), dtype=np.int64)
-    for offset in nb.prange(chunks):
-        _run_chunk(game, seed, first_chunk + offset, rounds, seats, p, table, table2, table3,
-                   keys, values, stats[offset], counters[offset])
-    return stats, counters
-
-
-@nb.njit(cache=True)
-def replay_decks(game: int, decks: Deck, seats: int, wagers: int, p: I64, table: I8,
-                 table2: I8, table3: I8, keys: U64, values: I8) -> I64:
-    """Per-deck, per-seat, per-wager nets of rounds dealt from the given deck orders
-    (for checking the kernels against ``feltlab.settle``; no mistakes are drawn)."""
-    out = np.zeros((decks.shape[0], seats, wagers), dtype=np.int64)
-    counters = np.zeros(COUNTERS, dtype=np.int64)
-    state = stream_state(0, 0)
-    for i in range(decks.shape[0]):
-        deck = decks[i].copy()
-        _play(game, deck, seats, p, table, table2, table3, keys, values, state, out[i],
-              counters)
-    return out
 
 
 Books = tuple[int, int, int, int, int]
@@ -209,66 +113,78 @@ def _step(hands: int, trajectory: I64) -> int:
     return max(1, hands // (trajectory.shape[0] - 1))  # type: ignore[no-any-return]
 
 
-# One session loop per game, for the reason given above the round loops.
 
-@nb.njit(cache=True)
-def _flush_session(state: State, hands: int, bankroll: int, need: int, p: I64, table: I8,
-                   table2: I8, table3: I8, keys: U64, values: I8, wagers: int,
-                   outcome: I64, trajectory: I64) -> None:
+# The templates: plain functions, compiled only as copies naming a game's round ---------
+
+def _rounds(state: State, rounds: int, seats: int, cards: int, p: I64, table: I8, table2: I8,
+            table3: I8, keys: U64, values: I8, stats: I64, counters: I64) -> None:
+    deck, nets = _round_buffers(seats, stats.shape[0])
+    for _ in range(rounds):
+        draw_cards(state, deck, cards)
+        PLAY(deck, seats, p, table, table2, table3, keys, values, state, nets, counters)
+        _tally(nets, seats, stats)
+
+
+def _run_chunk(seed: int, chunk: int, rounds: int, seats: int, cards: int, p: I64, table: I8,
+               table2: I8, table3: I8, keys: U64, values: I8, stats: I64,
+               counters: I64) -> None:
+    """One chunk's rounds, serially (a round loop compiled inside the ``prange`` body runs
+    several times slower)."""
+    state = stream_state(seed, chunk)
+    count = min(CHUNK_ROUNDS, rounds - chunk * CHUNK_ROUNDS)
+    ROUNDS(state, count, seats, cards, p, table, table2, table3, keys, values, stats,
+           counters)
+
+
+def _simulate_chunks(seed: int, first_chunk: int, chunks: int, rounds: int, seats: int,
+                     cards: int, wagers: int, p: I64, table: I8, table2: I8, table3: I8,
+                     keys: U64, values: I8) -> tuple[I64, I64]:
+    """Run chunks ``first_chunk .. first_chunk + chunks - 1`` of a ``rounds``-round run.
+
+    Returns per chunk ``stats[chunk, wager, :]`` (sum of the round's net over all seats,
+    sum of its square in parts, seat-hands won, pushed, lost: see
+    :data:`~feltlab.core.simkit.STATS`) and ``counters[chunk, :]``.
+    """
+    stats = np.zeros((chunks, wagers, STATS), dtype=np.int64)
+    counters = np.zeros((chunks, COUNTERS), dtype=np.int64)
+    for offset in nb.prange(chunks):
+        RUN_CHUNK(seed, first_chunk + offset, rounds, seats, cards, p, table, table2, table3,
+                  keys, values, stats[offset], counters[offset])
+    return stats, counters
+
+
+def _replay_decks(decks: Deck, seats: int, wagers: int, p: I64, table: I8, table2: I8,
+                  table3: I8, keys: U64, values: I8) -> I64:
+    """Per-deck, per-seat, per-wager nets of rounds dealt from the given deck orders
+    (for checking the kernels against the settlement; no mistakes are drawn)."""
+    out = np.zeros((decks.shape[0], seats, wagers), dtype=np.int64)
+    counters = np.zeros(COUNTERS, dtype=np.int64)
+    state = stream_state(0, 0)
+    for i in range(decks.shape[0]):
+        deck = decks[i].copy()
+        PLAY(deck, seats, p, table, table2, table3, keys, values, state, out[i], counters)
+    return out
+
+
+def _session(state: State, hands: int, bankroll: int, need: int, cards: int, p: I64,
+             table: I8, table2: I8, table3: I8, keys: U64, values: I8, wagers: int,
+             outcome: I64, trajectory: I64) -> None:
     deck, nets, counters = _session_buffers(wagers)
     books, step = _open_books(bankroll, trajectory), _step(hands, trajectory)
-    cards = _cards(FLUSH, 1)
     ruined = -1
     for hand in range(hands):
         if books[0] < need:  # the bankroll cannot cover this hand: ruin
             ruined = hand
             break
         draw_cards(state, deck, cards)
-        flush.play(deck, 1, p, table, table2, table3, keys, values, state, nets, counters)
+        PLAY(deck, 1, p, table, table2, table3, keys, values, state, nets, counters)
         books = _book(books, nets[0, wagers - 1], bankroll, step, trajectory)
     _close_books(books, ruined, step, outcome, trajectory)
 
 
-@nb.njit(cache=True)
-def _nine_session(state: State, hands: int, bankroll: int, need: int, p: I64, table: I8,
-                  table2: I8, table3: I8, keys: U64, values: I8, wagers: int,
-                  outcome: I64, trajectory: I64) -> None:
-    deck, nets, counters = _session_buffers(wagers)
-    books, step = _open_books(bankroll, trajectory), _step(hands, trajectory)
-    cards = _cards(NINE, 1)
-    ruined = -1
-    for hand in range(hands):
-        if books[0] < need:  # the bankroll cannot cover this hand: ruin
-            ruined = hand
-            break
-        draw_cards(state, deck, cards)
-        nine.play(deck, 1, p, table, table2, table3, keys, values, state, nets, counters)
-        books = _book(books, nets[0, wagers - 1], bankroll, step, trajectory)
-    _close_books(books, ruined, step, outcome, trajectory)
-
-
-@nb.njit(cache=True)
-def _holdem_session(state: State, hands: int, bankroll: int, need: int, p: I64, table: I8,
-                    table2: I8, table3: I8, keys: U64, values: I8, wagers: int,
-                    outcome: I64, trajectory: I64) -> None:
-    deck, nets, counters = _session_buffers(wagers)
-    books, step = _open_books(bankroll, trajectory), _step(hands, trajectory)
-    cards = _cards(HOLDEM, 1)
-    ruined = -1
-    for hand in range(hands):
-        if books[0] < need:  # the bankroll cannot cover this hand: ruin
-            ruined = hand
-            break
-        draw_cards(state, deck, cards)
-        holdem.play(deck, 1, p, table, table2, table3, keys, values, state, nets, counters)
-        books = _book(books, nets[0, wagers - 1], bankroll, step, trajectory)
-    _close_books(books, ruined, step, outcome, trajectory)
-
-
-@nb.njit(cache=True, parallel=True)
-def sessions(game: int, seed: int, first: int, count: int, hands: int, bankroll: int,
-             need: int, checkpoints: int, keep: int, wagers: int, p: I64, table: I8,
-             table2: I8, table3: I8, keys: U64, values: I8) -> tuple[I64, I64]:
+def _sessions(seed: int, first: int, count: int, hands: int, bankroll: int, need: int,
+              cards: int, checkpoints: int, keep: int, wagers: int, p: I64, table: I8,
+              table2: I8, table3: I8, keys: U64, values: I8) -> tuple[I64, I64]:
     """Sessions ``first .. first + count - 1`` of one player alone at the table, session
     ``k`` from stream ``k`` of the seed.
 
@@ -284,14 +200,52 @@ def sessions(game: int, seed: int, first: int, count: int, hands: int, bankroll:
     for offset in nb.prange(count):
         state = stream_state(seed, first + offset)
         track = trajectory[offset] if offset < keep else np.zeros(checkpoints + 1, np.int64)
-        args = (p, table, table2, table3, keys, values, wagers, outcome[offset], track)
-        if game == FLUSH:
-            _flush_session(state, hands, bankroll, need, *args)
-        elif game == NINE:
-            _nine_session(state, hands, bankroll, need, *args)
-        else:
-            _holdem_session(state, hands, bankroll, need, *args)
+        SESSION(state, hands, bankroll, need, cards, p, table, table2, table3, keys, values,
+                wagers, outcome[offset], track)
     return outcome, trajectory
+
+
+# The factory ------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Kernels:
+    """One game's compiled loops (see the templates for their arguments)."""
+
+    simulate_chunks: Any
+    sessions: Any
+    replay_decks: Any
+
+
+_built: dict[tuple[str, int], Kernels] = {}
+
+
+def _copy(template: Callable[..., Any], tag: str, **names: Any) -> Callable[..., Any]:
+    """``template`` with ``names`` in its globals, under a name of its own: Numba caches a
+    compiled function by its module and qualified name, so each game's copy has its own
+    entry."""
+    scope = {**template.__globals__, **names}
+    copy = types.FunctionType(template.__code__, scope, template.__name__,
+                              template.__defaults__, template.__closure__)
+    copy.__qualname__ = f"{template.__qualname__}__{tag}"
+    copy.__doc__ = template.__doc__
+    return copy
+
+
+def kernels_for(game: str, kernel: SimulationKernel[Any]) -> Kernels:
+    """The compiled loops around ``kernel.play`` (built once per process and game, and
+    compiled on first call, or loaded from Numba's cache)."""
+    key = (game, id(kernel.play))
+    if key not in _built:
+        tag = game.replace("-", "_")
+        rounds = nb.njit(cache=True)(_copy(_rounds, tag, PLAY=kernel.play))
+        run_chunk = nb.njit(cache=True)(_copy(_run_chunk, tag, ROUNDS=rounds))
+        chunks = nb.njit(cache=True, parallel=True)(
+            _copy(_simulate_chunks, tag, RUN_CHUNK=run_chunk))
+        session = nb.njit(cache=True)(_copy(_session, tag, PLAY=kernel.play))
+        sessions = nb.njit(cache=True, parallel=True)(_copy(_sessions, tag, SESSION=session))
+        replay = nb.njit(cache=True)(_copy(_replay_decks, tag, PLAY=kernel.play))
+        _built[key] = Kernels(chunks, sessions, replay)
+    return _built[key]
 
 
 @nb.njit(cache=True, parallel=True)

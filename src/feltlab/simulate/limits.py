@@ -1,7 +1,7 @@
 """The documented bounds of the simulator's flags, checked before any work starts.
 
 Every bound keeps the compiled kernels' 64-bit integers in range (see
-``tests/test_bounds.py``) and a run's time finite; a flag outside its bound is refused
+``tests/core/test_bounds.py``) and a run's time finite; a flag outside its bound is refused
 with one line naming it, never silently changed.
 
 >>> check_range("--hands", 0, 1, MAX_ROUNDS)

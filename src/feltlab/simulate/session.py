@@ -20,12 +20,13 @@ import numba as nb
 import numpy as np
 import numpy.typing as npt
 
-from feltlab.jit import cached_kernels
-from feltlab.simulate import DEFAULT_HANDS_PER_HOUR, kernel
+from feltlab.core.jit import cached_kernels
+from feltlab.core.rng import SESSION_STREAMS
+from feltlab.core.status import COMPILING, compiled, step
+from feltlab.simulate import DEFAULT_HANDS_PER_HOUR
+from feltlab.simulate.chunks import Setup
 from feltlab.simulate.limits import BANKROLL_HANDS, check_session, threads_for
-from feltlab.simulate.rng import SESSION_STREAMS
-from feltlab.simulate.runner import Setup, warn_if_long
-from feltlab.status import COMPILING, compiled, step
+from feltlab.simulate.runner import warn_if_long
 
 PERCENTILES = (1, 5, 10, 25, 50, 75, 90, 95, 99)
 FAN = (5, 25, 50, 75, 95)
@@ -265,6 +266,7 @@ def run_sessions(setup: Setup, bankroll: int | None, hands: int, sessions: int, 
     checkpoints = min(checkpoints, hands)
     stats = SessionStats(checkpoints)
     load_session_kernel(setup, seed, chosen)
+    cards = setup.kernel.cards_per_round(1)  # one player alone at the table
     interrupted = False
     start = time.perf_counter()
     with step("playing sessions", total=sessions) as playing:
@@ -273,10 +275,9 @@ def run_sessions(setup: Setup, bankroll: int | None, hands: int, sessions: int, 
             for first in range(0, sessions, batch):
                 count = min(batch, sessions - first)
                 keep = max(0, min(count, SAMPLE - first))
-                outcome, trajectory = kernel.sessions(
-                    setup.game, seed, SESSION_STREAMS + first, count, hands, chosen,
-                    setup.most_at_risk, checkpoints, keep, len(setup.wager_names),
-                    *setup.arrays)
+                outcome, trajectory = setup.kernels.sessions(
+                    seed, SESSION_STREAMS + first, count, hands, chosen, setup.most_at_risk,
+                    cards, checkpoints, keep, len(setup.wager_names), *setup.arrays)
                 stats.add(outcome, trajectory, chosen)
                 if first == 0:
                     warn_if_long(count, sessions, time.perf_counter() - start, "sessions")
@@ -295,9 +296,10 @@ def load_session_kernel(setup: Setup, seed: int, bankroll: int) -> None:
     """Load (or the first time, compile) the session kernel, timed apart."""
     with step("loading the compiled session simulator", note=COMPILING) as loading, \
             cached_kernels():
-        kernel.sessions(setup.game, seed, SESSION_STREAMS, 1, 1, bankroll, setup.most_at_risk,
-                        1, 1, len(setup.wager_names), *setup.arrays)
-        compiled(loading, kernel.sessions, "compiling the session simulator")
+        sessions = setup.kernels.sessions
+        sessions(seed, SESSION_STREAMS, 1, 1, bankroll, setup.most_at_risk,
+                 setup.kernel.cards_per_round(1), 1, 1, len(setup.wager_names), *setup.arrays)
+        compiled(loading, sessions, "compiling the session simulator")
 
 
 # Plots and the HTML report ----------------------------------------------------------------

@@ -25,14 +25,15 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 from starlette.concurrency import run_in_threadpool
 
-from feltlab.cards import CardError
-from feltlab.payout import RequestError
-from feltlab.rules import RulesError, builtin_ids
+from feltlab.core.cards import CardError
+from feltlab.core.payout import RequestError
+from feltlab.core.rules import RulesError, builtin_ids, load_rules
+from feltlab.core.settle import WagerError
+from feltlab.present import catalogue, display, solver, trainer
 from feltlab.server.api.deps import ServicesDep, current_caller
 from feltlab.server.auth import Caller
 from feltlab.server.errors import ApiError
-from feltlab.settle import WagerError
-from feltlab.web import catalogue, display, mathpages, scores, trainer
+from feltlab.web import mathpages, scores
 
 STATIC = Path(str(resources.files("feltlab.web") / "static"))
 PAGE_HEADERS = {
@@ -194,15 +195,15 @@ def api_router() -> APIRouter:
     @router.get("/paytable-solver/{rules_id}")
     def solver_wagers(rules_id: str, caller: Caller_) -> list[dict[str, Any]]:
         """The wagers (and their lines) the page's pay-table solver takes."""
-        return mathpages.solvable_wagers(known_rules(rules_id))
+        return solver.solvable_wagers(load_rules(known_rules(rules_id)))
 
     @router.post("/paytable-solutions")
     async def solve(body: SolveRequest, caller: Caller_) -> dict[str, Any]:
         """The whole-number pays nearest a target house edge for a bonus pay table."""
         known_rules(body.rules)
         try:
-            return await run_in_threadpool(mathpages.solve_json, body.rules, body.wager,
-                                           body.target, body.line)
+            return await run_in_threadpool(solver.solve_json, load_rules(body.rules),
+                                           body.wager, body.target, body.line)
         except BAD_INPUT as error:
             raise refusal(error) from None
 

@@ -78,7 +78,7 @@ def _row(session: Session, user_id: int, kind: str, rules_id: str) -> TrainerSco
 
 def record_verdict(found: Services, user_id: int, rules_id: str, verdict: dict[str, Any]
                    ) -> dict[str, Any]:
-    """Count one judged decision (a verdict from :func:`feltlab.web.trainer.advice_json`)."""
+    """Count one judged decision (a verdict from :func:`feltlab.present.trainer.advice_json`)."""
     with found.transaction() as session:
         row = _row(session, user_id, "strategy", rules_id)
         row.total += 1
@@ -90,7 +90,8 @@ def record_verdict(found: Services, user_id: int, rules_id: str, verdict: dict[s
 
 def record_check(found: Services, user_id: int, rules_id: str, checked: dict[str, Any],
                  seconds: float) -> dict[str, Any]:
-    """Count one checked dealer-trainer round (from :func:`feltlab.web.trainer.check_payouts`)."""
+    """Count one checked dealer-trainer round (from
+    :func:`~feltlab.present.trainer.check_payouts`)."""
     with found.transaction() as session:
         row = _row(session, user_id, "dealer", rules_id)
         row.rounds += 1

@@ -6,7 +6,7 @@ from typing import Any
 
 from fastapi import APIRouter
 
-from feltlab.rules import builtin_ids, load_rules
+from feltlab.core.rules import builtin_ids, load_rules
 from feltlab.server.errors import ApiError
 
 router = APIRouter(prefix="/api/v1", tags=["rules"])

@@ -12,7 +12,7 @@ from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
 from starlette.concurrency import run_in_threadpool
 
-from feltlab.rules import RulesError, builtin_ids, load_rules
+from feltlab.core.rules import RulesError, builtin_ids, load_rules
 from feltlab.server import rounds
 from feltlab.server.api.deps import (
     CallerDep,

@@ -9,7 +9,7 @@ from typing import Any
 from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
 
-from feltlab.rules import load_rules
+from feltlab.core.rules import load_rules
 from feltlab.server import rounds
 from feltlab.server.models import GameTable, TableSeat, User, table_of
 

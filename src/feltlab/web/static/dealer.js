@@ -1,5 +1,5 @@
 // The dealer trainer: a finished round from the engine; the trainee enters each wager's
-// result; the server settles it (feltlab.payout) and the page scores and times it. The
+// result; the server settles it (feltlab.core.payout) and the page scores and times it. The
 // procedure view walks through the game's dealing procedure from the rule set.
 import { api, el, header, ruleCards, ruleCard, say, signed, resultClass, cardsNode,
          splitCards } from "/static/common.js";

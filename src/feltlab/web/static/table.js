@@ -510,7 +510,7 @@ function adviceInput(round) {
   const body = { rules: state.card.id, ante, player: round.cards.player || "",
                  community: round.cards.community || "" };
   if (state.card.colours.length) body.colour = round.colour;
-  if (state.card.game === "holdem-stud") body.bets = round.decisions.map((amount) => amount / ante);
+  if (state.card.advice_takes_bets) body.bets = round.decisions.map((amount) => amount / ante);
   return body;
 }
 

@@ -1,0 +1,163 @@
+"""The server's commands: ``serve``, ``db upgrade``, ``admin create``, ``verify`` and
+``audit verify`` (``register(app)`` adds them to the CLI)."""
+
+from __future__ import annotations
+
+import getpass
+import json
+import os
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+if TYPE_CHECKING:
+    from sqlalchemy import Engine
+
+Database = Annotated[str | None, typer.Option(
+    "--database", help="Database URL (sqlite:///PATH or postgresql://...); default "
+                       "FELTLAB_DATABASE_URL or SQLite in the user's data folder.")]
+
+
+def _fail(message: str) -> typer.Exit:
+    typer.echo(f"error: {message}", err=True)
+    return typer.Exit(2)
+
+
+def _database(database: str | None) -> str:
+    from feltlab.server.db import DatabaseURLError, default_database_url, normalise_url
+
+    try:
+        return normalise_url(database or default_database_url())
+    except DatabaseURLError as error:
+        raise _fail(str(error)) from None
+
+
+def _engine(url: str) -> Engine:
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from feltlab.server.db import make_engine
+    from feltlab.server.migrate import upgrade
+
+    engine = make_engine(url)
+    try:
+        upgrade(engine)
+    except (SQLAlchemyError, OSError) as error:
+        raise _fail(f"cannot open the database {_shown(url)}: "
+                    f"{str(getattr(error, 'orig', error)).splitlines()[0]}") from None
+    return engine
+
+
+def _shown(url: str) -> str:
+    from sqlalchemy.engine import make_url
+
+    return make_url(url).render_as_string(hide_password=True)
+
+
+def register(app: typer.Typer) -> None:
+    """Add the server's commands to ``app``."""
+
+    @app.command("serve")
+    def serve_command(
+        host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
+        port: Annotated[int, typer.Option(min=1, max=65535, help="Port.")] = 8000,
+        database: Database = None,
+        workers: Annotated[int, typer.Option(min=1, max=64, help="Worker processes.")] = 1,
+        forwarded_allow_ips: Annotated[str | None, typer.Option(
+            help="Proxies whose X-Forwarded-Proto/-For are believed (comma-separated "
+                 "addresses, or *); default FORWARDED_ALLOW_IPS or 127.0.0.1.")] = None,
+    ) -> None:
+        """Run the table server (API v1 under /api/v1, OpenAPI at /openapi.json)."""
+        import uvicorn
+
+        from feltlab.server.metrics import clear_folder, metrics_folder
+
+        url = _database(database)
+        _engine(url)  # migrate once before the workers start
+        os.environ["FELTLAB_DATABASE_URL"] = url
+        clear_folder(metrics_folder(url))  # /metrics counts from this start
+        typer.echo(f"feltlab table server on http://{host}:{port}/ (database {_shown(url)})",
+                   err=True)
+        uvicorn.run("feltlab.server.asgi:create_from_environment", factory=True, host=host,
+                    port=port, workers=workers, log_level="warning", access_log=False,
+                    forwarded_allow_ips=forwarded_allow_ips)
+
+    db_app = typer.Typer(help="The server's database.", no_args_is_help=True)
+    app.add_typer(db_app, name="db")
+
+    @db_app.command("upgrade")
+    def db_upgrade_command(database: Database = None) -> None:
+        """Apply the schema migrations (serve does this itself at start-up)."""
+        from feltlab.server.migrate import current_revision
+
+        url = _database(database)
+        engine = _engine(url)
+        typer.echo(f"database {_shown(url)} at revision {current_revision(engine)}")
+
+    admin_app = typer.Typer(help="Administer the server's accounts.", no_args_is_help=True)
+    app.add_typer(admin_app, name="admin")
+
+    @admin_app.command("create")
+    def admin_create_command(
+        name: Annotated[str, typer.Argument(help="The admin's username.")],
+        database: Database = None,
+        password_stdin: Annotated[bool, typer.Option(
+            "--password-stdin", help="Read the password from standard input.")] = False,
+    ) -> None:
+        """Create an admin account (the password is asked for, or read from stdin)."""
+        from feltlab.server.auth import create_account, password_hasher, settings_from_environment
+        from feltlab.server.db import session_factory, transaction
+        from feltlab.server.errors import ApiError
+
+        engine = _engine(_database(database))
+        if password_stdin or not sys.stdin.isatty():
+            password = sys.stdin.readline().rstrip("\n")
+        else:
+            password = getpass.getpass("Password: ")
+            if getpass.getpass("Again: ") != password:
+                raise _fail("the two passwords differ")
+        try:
+            with transaction(session_factory(engine)) as session:
+                create_account(session, password_hasher(settings_from_environment()), name,
+                               password, role="admin")
+        except ApiError as error:
+            raise _fail(error.detail) from None
+        typer.echo(f"admin {name} created")
+
+    @app.command("verify")
+    def verify_command(
+        round_file: Annotated[Path, typer.Argument(
+            metavar="ROUND.json", help="A complete round as GET /api/v1/rounds/ID answers.")],
+    ) -> None:
+        """Check a round: seed against commitment, the deck, every card, the settlement."""
+        from feltlab.core.jsonio import loads
+        from feltlab.server.verify import VerifyError, verify_round
+
+        try:
+            text = round_file.read_text("utf-8")
+            summary = verify_round(loads(text))
+        except OSError as error:
+            raise _fail(f"cannot read {round_file}: {error.strerror}") from None
+        except (VerifyError, ValueError) as error:
+            raise _fail(f"{round_file}: {error}") from None
+        typer.echo(json.dumps(summary, indent=2))
+
+    audit_app = typer.Typer(help="The hash-chained audit log.", no_args_is_help=True)
+    app.add_typer(audit_app, name="audit")
+
+    @audit_app.command("verify")
+    def audit_verify_command(database: Database = None) -> None:
+        """Check the audit log's hash chain; exit 1 and name the first bad line if broken."""
+        from feltlab.server.audit import verify_session
+        from feltlab.server.db import session_factory, transaction
+
+        engine = _engine(_database(database))
+        with transaction(session_factory(engine)) as session:
+            report = verify_session(session)
+        if report.intact:
+            typer.echo(f"audit log intact: {report.lines} lines")
+            return
+        typer.echo(f"audit log BROKEN at line id {report.broken_at}: {report.reason}",
+                   err=True)
+        raise typer.Exit(1)

@@ -1,0 +1,432 @@
+"""The hand engine: one round of a game at a table, as a state machine.
+
+A :class:`HandState` is built from a rule set and a deck (so a round is reproducible from
+its deck) and moves through explicit :class:`Phase` values as typed, immutable actions
+are applied. Every action is verified first (:meth:`HandState.verify` raises
+:class:`ActionError`, :meth:`HandState.can` answers yes or no) and a refused action
+leaves the state as it was. The list of applied actions is the round's history:
+:meth:`HandState.replay` rebuilds the state from the rule set, the deck and that log.
+
+The state machine and the actions are the same for every game; what differs (how the
+cards are dealt and revealed, the decision a hand plays on with, how a seat is settled)
+is the game family's :class:`~feltlab.core.family.EngineSteps`. Seats are numbered from 1
+(the dealer's left, first to act); cards are dealt from the top of the deck in seat
+order, as each game's procedure says.
+
+>>> from feltlab.core.cards import parse_cards, full_deck
+>>> from feltlab.core.rules import load_rules
+>>> hand = HandState(load_rules("high-card-flush"), full_deck())
+>>> for action in (PlaceWager(1, "ante", 10), Deal(), Raise(1, 10), Reveal(), Settle()):
+...     hand.apply(action)
+>>> hand.phase, hand.seats[1].settlement.total
+(<Phase.COMPLETE: 'complete'>, 20)
+
+(An unshuffled deck gives the player 2-8 of spades, a 7-card flush, against the dealer's
+5-card flush: Ante and Raise win.)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import TYPE_CHECKING, Any
+
+from feltlab.core.cards import Card, CardError, ensure_distinct
+from feltlab.core.family import family_of
+from feltlab.core.rules import Rules
+from feltlab.core.settle import Settlement, WagerError, check_wagers
+
+if TYPE_CHECKING:
+    from feltlab.core.family import EngineSteps
+
+
+class ActionError(ValueError):
+    """An action the rules refuse in the current state; the state is unchanged."""
+
+
+class Phase(Enum):
+    WAGERS = "wagers"
+    DECISIONS = "decisions"
+    REVEAL = "reveal"
+    SETTLE = "settle"
+    COMPLETE = "complete"
+
+
+@dataclass(frozen=True)
+class PlaceWager:
+    """Put ``amount`` on ``wager`` at ``seat`` (0 takes the wager back)."""
+
+    seat: int
+    wager: str
+    amount: int
+
+
+@dataclass(frozen=True)
+class ChooseColour:
+    """9 Card Flush: the colour the seat's wagers are on."""
+
+    seat: int
+    colour: str
+
+
+@dataclass(frozen=True)
+class Deal:
+    """Close the wagers and deal the first cards."""
+
+
+@dataclass(frozen=True)
+class Fold:
+    seat: int
+
+
+@dataclass(frozen=True)
+class Raise:
+    """High Card Flush family: raise ``amount`` units."""
+
+    seat: int
+    amount: int
+
+
+@dataclass(frozen=True)
+class Play:
+    """9 Card Flush: bet Play, equal to the All 9 wager."""
+
+    seat: int
+
+
+@dataclass(frozen=True)
+class Bet:
+    """Hold'em Stud: the street bet, 1x to 3x the Ante."""
+
+    seat: int
+    amount: int
+
+
+@dataclass(frozen=True)
+class Reveal:
+    """The dealer's next reveal: the dealer's hand, the players' 6 cards or a community card."""
+
+
+@dataclass(frozen=True)
+class Settle:
+    """Settle every wager at the table."""
+
+
+Action = PlaceWager | ChooseColour | Deal | Fold | Raise | Play | Bet | Reveal | Settle
+ACTION_TYPES: dict[str, type[Action]] = {
+    cls.__name__: cls for cls in (PlaceWager, ChooseColour, Deal, Fold, Raise, Play, Bet,
+                                  Reveal, Settle)
+}
+
+
+def action_to_json(action: Action) -> dict[str, object]:
+    """An action as a JSON-ready object (how a server stores a round's log).
+
+    >>> action_to_json(Raise(2, 30))
+    {'type': 'Raise', 'seat': 2, 'amount': 30}
+    """
+    return {"type": type(action).__name__, **vars(action)}
+
+
+def action_from_json(data: object) -> Action:
+    """The action stored by :func:`action_to_json`; refuses anything else by name.
+
+    >>> action_from_json({"type": "PlaceWager", "seat": 1, "wager": "ante", "amount": 5})
+    PlaceWager(seat=1, wager='ante', amount=5)
+    """
+    if not isinstance(data, dict) or data.get("type") not in ACTION_TYPES:
+        raise ActionError(f"not an action: {data!r}; types are {', '.join(ACTION_TYPES)}")
+    fields = {key: value for key, value in data.items() if key != "type"}
+    try:
+        return ACTION_TYPES[data["type"]](**fields)
+    except TypeError as error:
+        raise ActionError(f"action {data['type']}: {error}") from error
+
+
+@dataclass
+class SeatState:
+    """One seated player's wagers, cards, decisions and, at the end, settlement."""
+
+    wagers: dict[str, int] = field(default_factory=dict)
+    colour: str | None = None
+    cards: list[Card] = field(default_factory=list)
+    decisions: list[int] = field(default_factory=list)  # per decision: amount, 0 = fold
+    folded: bool = False
+    settlement: Settlement | None = None
+
+
+NOT_THIS_GAME: dict[type[Action], str] = {
+    Raise: "has no raise; use the game's own decision",
+    Play: "has no Play wager",
+    Bet: "has no street bets",
+}
+"""How a decision of another game is refused."""
+
+
+class HandState:
+    """One round at a table under one rule set, dealt from ``deck``."""
+
+    def __init__(self, rules: Rules, deck: Sequence[Card]) -> None:
+        try:
+            ensure_distinct(deck)
+        except CardError as error:
+            raise ActionError(f"deck: {error}") from error
+        self.rules = rules
+        self.deck = tuple(deck)
+        self.phase = Phase.WAGERS
+        self.seats: dict[int, SeatState] = {}
+        self.dealer_cards: list[Card] = []
+        self.community: list[Card] = []
+        self.revealed = 0  # community cards turned, or cards revealed
+        self.street = 0  # decision round (Hold'em Stud has three)
+        self.log: list[Action] = []
+        self._next_card = 0
+
+    @property
+    def steps(self) -> EngineSteps[Any]:
+        """The game's own steps (its family's engine)."""
+        return family_of(self.rules).engine
+
+    # --- the verify / can / apply trio ------------------------------------------------
+
+    def verify(self, action: Action) -> None:
+        """Raise :class:`ActionError` naming the broken rule unless ``action`` is allowed."""
+        if not isinstance(action, tuple(ACTION_TYPES.values())):
+            raise ActionError(f"not an action: {action!r}")
+        checker = getattr(self, f"_verify_{type(action).__name__.lower()}")
+        try:
+            checker(action)
+        except (WagerError, CardError) as error:
+            raise ActionError(str(error)) from error
+
+    def can(self, action: Action) -> bool:
+        try:
+            self.verify(action)
+        except ActionError:
+            return False
+        return True
+
+    def apply(self, action: Action) -> None:
+        """Verify ``action`` and carry it out; on refusal nothing changes."""
+        self.verify(action)
+        getattr(self, f"_do_{type(action).__name__.lower()}")(action)
+        self.log.append(action)
+
+    @classmethod
+    def replay(cls, rules: Rules, deck: Sequence[Card], actions: Iterable[Action]) -> HandState:
+        """Rebuild a round from its rule set, deck and action log."""
+        state = cls(rules, deck)
+        for action in actions:
+            state.apply(action)
+        return state
+
+    # --- who acts -----------------------------------------------------------------------
+
+    @property
+    def active_seats(self) -> list[int]:
+        """Seats with the required wagers placed, in dealing order."""
+        return sorted(seat for seat, state in self.seats.items()
+                      if all(name in state.wagers for name in self.rules.required_wagers))
+
+    @property
+    def to_act(self) -> int | None:
+        """The seat whose decision is awaited, or ``None``."""
+        if self.phase is not Phase.DECISIONS:
+            return None
+        for seat in self.active_seats:
+            state = self.seats[seat]
+            if not state.folded and len(state.decisions) == self.street:
+                return seat
+        return None
+
+    # --- verification -------------------------------------------------------------------
+
+    def _require(self, phase: Phase, what: str) -> None:
+        if self.phase is not phase:
+            raise ActionError(f"{what} is not allowed in the {self.phase.value} phase "
+                              f"(only in the {phase.value} phase)")
+
+    def _require_seat(self, seat: int) -> None:
+        if isinstance(seat, bool) or not isinstance(seat, int) or not 1 <= seat <= self.rules.seats:
+            raise ActionError(f"seat {seat!r} does not exist: {self.rules.id} has seats "
+                              f"1-{self.rules.seats}")
+
+    def _require_turn(self, seat: int, what: str) -> None:
+        self._require(Phase.DECISIONS, what)
+        self._require_seat(seat)
+        if seat not in self.active_seats:
+            raise ActionError(f"seat {seat} has no hand in this round")
+        if self.to_act != seat:
+            raise ActionError(f"seat {seat} is acting out of turn: seat {self.to_act} acts next")
+
+    def _verify_placewager(self, action: PlaceWager) -> None:
+        self._require(Phase.WAGERS, "placing a wager")
+        self._require_seat(action.seat)
+        current = dict(self.seats[action.seat].wagers) if action.seat in self.seats else {}
+        current[action.wager] = action.amount
+        _check_partial(self.rules, current)
+
+    def _verify_choosecolour(self, action: ChooseColour) -> None:
+        self._require(Phase.WAGERS, "choosing a colour")
+        self._require_seat(action.seat)
+        colours = self.steps.colours
+        if not colours:
+            raise ActionError(f"{self.rules.id} has no colours to choose")
+        if action.colour not in colours:
+            raise WagerError(f"colour must be {' or '.join(map(repr, colours))}, "
+                             f"got {action.colour!r}")
+
+    def _verify_deal(self, action: Deal) -> None:
+        self._require(Phase.WAGERS, "dealing")
+        if not self.active_seats:
+            wagers = " and ".join(self.rules.required_wagers)
+            raise ActionError(f"no seat has placed the required {wagers}: nothing to deal")
+        for seat in self.active_seats:
+            check_wagers(self.rules, self.seats[seat].wagers)
+            self.steps.check_ready(self, seat)
+        needed = self.steps.cards_needed(self.rules, len(self.active_seats))
+        if needed > len(self.deck):
+            raise ActionError(f"the deck has {len(self.deck)} cards; this round needs {needed}")
+
+    def _verify_fold(self, action: Fold) -> None:
+        self._require_turn(action.seat, "folding")
+
+    def _verify_decision(self, action: Raise | Play | Bet, what: str) -> None:
+        self._require_turn(action.seat, what)
+        if not isinstance(action, self.steps.decision):
+            raise ActionError(f"{self.rules.id} {NOT_THIS_GAME[type(action)]}")
+        self.steps.check_decision(self, action.seat, action)
+
+    def _verify_raise(self, action: Raise) -> None:
+        self._verify_decision(action, "raising")
+
+    def _verify_play(self, action: Play) -> None:
+        self._verify_decision(action, "playing")
+
+    def _verify_bet(self, action: Bet) -> None:
+        self._verify_decision(action, "a street bet")
+
+    def _verify_reveal(self, action: Reveal) -> None:
+        self._require(Phase.REVEAL, "revealing")
+
+    def _verify_settle(self, action: Settle) -> None:
+        self._require(Phase.SETTLE, "settling")
+
+    # --- carrying out -------------------------------------------------------------------
+
+    def draw(self, count: int) -> list[Card]:
+        """The next ``count`` cards from the top of the deck (for the game's steps)."""
+        cards = list(self.deck[self._next_card:self._next_card + count])
+        self._next_card += count
+        return cards
+
+    def _do_placewager(self, action: PlaceWager) -> None:
+        state = self.seats.setdefault(action.seat, SeatState())
+        if action.amount:
+            state.wagers[action.wager] = action.amount
+        else:
+            state.wagers.pop(action.wager, None)
+
+    def _do_choosecolour(self, action: ChooseColour) -> None:
+        self.seats.setdefault(action.seat, SeatState()).colour = action.colour
+
+    def _do_deal(self, action: Deal) -> None:
+        for seat in [seat for seat in self.seats if seat not in self.active_seats]:
+            del self.seats[seat]  # a bonus without the required wager does not play
+        self.steps.deal(self)
+        self.phase = Phase.DECISIONS
+        self.after_decision()
+
+    def _decide(self, seat: int, amount: int) -> None:
+        state = self.seats[seat]
+        state.decisions.append(amount)
+        state.folded = amount == 0
+        self.after_decision()
+
+    def _do_fold(self, action: Fold) -> None:
+        self._decide(action.seat, 0)
+
+    def _do_raise(self, action: Raise) -> None:
+        self._decide(action.seat, self.stake_of(action))
+
+    def _do_play(self, action: Play) -> None:
+        self._decide(action.seat, self.stake_of(action))
+
+    def _do_bet(self, action: Bet) -> None:
+        self._decide(action.seat, self.stake_of(action))
+
+    def after_decision(self) -> None:
+        """Go on to the reveal once nobody is left to decide."""
+        if self.to_act is None:
+            self.phase = Phase.REVEAL
+
+    def _do_reveal(self, action: Reveal) -> None:
+        self.steps.reveal(self)
+
+    def _do_settle(self, action: Settle) -> None:
+        for seat in self.active_seats:
+            self.seats[seat].settlement = self.steps.settle(self, self.seats[seat])
+        self.phase = Phase.COMPLETE
+
+    # --- views --------------------------------------------------------------------------
+
+    @property
+    def visible_community(self) -> list[Card]:
+        return self.community[:self.revealed]
+
+    def _seated(self, seat: int) -> SeatState:
+        if seat not in self.active_seats:
+            raise ActionError(f"seat {seat} has no hand in this round")
+        return self.seats[seat]
+
+    def stake_of(self, action: Action) -> int:
+        """What an action puts on the table: a wager's amount, a decision's stake."""
+        if isinstance(action, PlaceWager):
+            return action.amount
+        if isinstance(action, Raise | Play | Bet):
+            return self.steps.stake(self, action.seat, action)
+        return 0
+
+    def legal_amounts(self, seat: int) -> Sequence[int]:
+        """The stakes ``seat``'s decision may take now, smallest first (empty if it may
+        only fold)."""
+        self._seated(seat)
+        return self.steps.legal_amounts(self, seat)
+
+    def legal_raises(self, seat: int) -> range:
+        """Raise amounts open to ``seat`` now (empty if it may only fold, or if the game
+        has no raise)."""
+        amounts = self.legal_amounts(seat)
+        if self.steps.decision is not Raise:
+            return range(0)
+        assert isinstance(amounts, range), "raises are a range of whole amounts"
+        return amounts
+
+    def legal_street_bets(self, seat: int) -> list[int]:
+        """Street bets open to ``seat`` now (empty if the game has none)."""
+        amounts = self.legal_amounts(seat)
+        return list(amounts) if self.steps.decision is Bet else []
+
+    def decision_action(self, seat: int, amount: int) -> Action:
+        """The game's decision at ``seat`` for a stake of ``amount`` (0: a fold)."""
+        if amount == 0:
+            return Fold(seat)
+        decision = self.steps.decision
+        if decision is Play:
+            return Play(seat)
+        return Raise(seat, amount) if decision is Raise else Bet(seat, amount)
+
+
+def _check_partial(rules: Rules, wagers: dict[str, int]) -> None:
+    """Check placed wagers (the required ones may still be missing)."""
+    placed = {name: amount for name, amount in wagers.items() if amount != 0}
+    required = {name: rules.limits[name].min for name in rules.required_wagers
+                if name not in placed}
+    # Zero amounts stay in so that an unknown wager name is refused even when taken back.
+    check_wagers(rules, {**wagers, **required})
+
+
+__all__ = ["ACTION_TYPES", "Action", "ActionError", "Bet", "ChooseColour", "Deal", "Fold",
+           "HandState", "Phase", "PlaceWager", "Play", "Raise", "Reveal", "SeatState", "Settle",
+           "action_from_json", "action_to_json"]

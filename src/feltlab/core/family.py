@@ -1,0 +1,405 @@
+"""The one protocol every game family implements, and all the rest of feltlab sees.
+
+A game family is one folder under :mod:`feltlab.games` (OpenSpiel's model): its rule-set
+model and shipped rule sets, how a round is dealt and settled, its exact solver and
+strategies, its simulation kernel, its protection model, and the words and layout hints
+the faces show. The engine, the analysis, the simulator, game protection, the terminal,
+the table server and the browser are written once against :class:`GameFamily`; none of
+them asks which family it holds.
+
+A family groups what it knows in facets, each a protocol below:
+
+* :class:`EngineSteps` (``family.engine``): dealing, decisions, reveals and settlement
+  for :class:`~feltlab.core.engine.HandState`, and the payout calculator's JSON form.
+* :class:`ExactMath` (``family.math``): the PAR sheet, the advisor, strategy files.
+* :class:`SimulationKernel` (``family.kernel``): the compiled round and its arrays.
+* :class:`ProtectionModel` (``family.protection``): what information is worth.
+* :class:`Words` (``family.words``): names, rules-card lines, pay tables, hand views,
+  the dealer's procedure, trainer hands and the terminal's prompts.
+
+The facets that load compiled code (math, kernel, protection) are imported when first
+used, so that a command pays only for what it runs. The families ship rule sets as
+``rulesets/ID.toml`` and strategy cards as ``strategies/ID.toml`` in their folder; the
+registry (:mod:`feltlab.core.registry`) finds both.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from importlib.resources.abc import Traversable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+
+from feltlab.core import registry
+
+if TYPE_CHECKING:
+    from feltlab.core.cards import Card
+    from feltlab.core.engine import Action, HandState, SeatState
+    from feltlab.core.model import Advice, ParSheet, Progress, WagerAnalysis
+    from feltlab.core.protection import Case, CaseResult, Countermeasure, Leak, Signal
+    from feltlab.core.rules import Rules
+    from feltlab.core.settle import Settlement
+    from feltlab.core.simkit import I64, Strategy
+    from feltlab.core.views import Line
+
+R = TypeVar("R", bound="Rules", contravariant=True)
+PayKey = int | str
+"""A pay-table line: a count (flush cards) or a hand's name (Hold'em Stud)."""
+
+
+class EngineSteps(Protocol[R]):
+    """What :class:`~feltlab.core.engine.HandState` asks of a game, and the payout
+    calculator's form of a hand."""
+
+    @property
+    def decision(self) -> type[Action]:
+        """The action a hand plays on with (``Raise``, ``Play`` or ``Bet``); ``Fold`` is
+        every game's other choice."""
+
+    @property
+    def colours(self) -> tuple[str, ...]:
+        """The sides a seat chooses before the deal (``ChooseColour``); empty if none."""
+
+    @property
+    def payout_fields(self) -> frozenset[str]:
+        """The fields of this game's payout request (``rules`` and ``wagers`` included)."""
+
+    def cards_needed(self, rules: R, players: int) -> int:
+        """Cards a round with ``players`` hands deals."""
+
+    def check_ready(self, state: HandState, seat: int) -> None:
+        """Refuse (``ActionError``) to deal while ``seat`` lacks a choice the game needs."""
+
+    def deal(self, state: HandState) -> None:
+        """The first cards, from the top of the deck, when the wagers close."""
+
+    def check_decision(self, state: HandState, seat: int, action: Action) -> None:
+        """Refuse (``WagerError``) a decision of this game's kind the rules do not allow."""
+
+    def stake(self, state: HandState, seat: int, action: Action) -> int:
+        """What a decision puts on the table (0 for a fold)."""
+
+    def legal_amounts(self, state: HandState, seat: int) -> Sequence[int]:
+        """The stakes the decision may take now, smallest first (empty: fold only)."""
+
+    def reveal(self, state: HandState) -> None:
+        """The dealer's next reveal; moves the state to its next phase."""
+
+    def settle(self, state: HandState, hand: SeatState) -> Settlement:
+        """One seat's settlement once every card is out."""
+
+    def options_json(self, state: HandState, seat: int
+                     ) -> tuple[list[dict[str, Any]], dict[str, int] | None]:
+        """The seat's decisions now in API v1's form, and a raise range if the game has one."""
+
+    def settle_request(self, rules: R, request: Mapping[str, Any]) -> Settlement:
+        """Settle a payout-calculator request (fields already checked against
+        :attr:`payout_fields`)."""
+
+    def payout_request(self, state: HandState, seat: int) -> dict[str, Any]:
+        """The complete hand of ``seat`` as a payout-calculator request."""
+
+    def request_stakes(self, request: Mapping[str, Any]) -> dict[str, int]:
+        """Every stake of a payout request by result name (decision wagers included)."""
+
+
+class ExactMath(Protocol[R]):
+    """The exact analysis of a rule set: counts over every deal, never samples."""
+
+    def analyze(self, rules: R, progress: Progress | None) -> ParSheet:
+        """The PAR sheet: every wager's return table, the optimal strategy, its card."""
+
+    def advice_inputs(self, rules: R, cards: str, community: str | None, colour: str | None,
+                      bets: str | None) -> AdviceInputs:
+        """The hand an advice is asked for, checked against the game (``ValueError``)."""
+
+    def advise(self, rules: R, inputs: AdviceInputs, dead: Sequence[Card],
+               seen: Sequence[Card]) -> Advice:
+        """The exact EV of every option open to one hand (see :func:`feltlab.analysis.advise`)."""
+
+    def parse_strategy(self, text: str, origin: str) -> object:
+        """A strategy file's content (``ValueError`` naming the field)."""
+
+    def evaluate_strategy(self, rules: R, strategy: object) -> WagerAnalysis:
+        """The exact main-game return of a parsed strategy (``ValueError`` if not this
+        game's)."""
+
+    def capped_returns(self, rules: R, bets: Mapping[str, int]) -> dict[str, Fraction]:
+        """Every wager's house edge at ``bets`` under the aggregate payout cap."""
+
+
+class SimulationKernel(Protocol[R]):
+    """A game's compiled round for the simulator, and the arrays it reads.
+
+    ``play`` is a Numba function inlined into the simulator's loops (see
+    :mod:`feltlab.simulate.kernel`): it plays one round from a shuffled ``deck`` for
+    ``seats`` seats and writes each seat's net per wager slot into ``nets`` (the last
+    slot: the seat's capped total)."""
+
+    @property
+    def WAGERS(self) -> tuple[str, ...]:
+        """The wager slots the kernel reports, ``total`` last."""
+
+    @property
+    def COUNTER_NAMES(self) -> tuple[str, ...]:
+        """What the kernel's counters count."""
+
+    @property
+    def play(self) -> Callable[..., None]:
+        """The compiled round."""
+
+    def cards_per_round(self, seats: int) -> int:
+        """Cards a round deals to ``seats`` seats."""
+
+    def params(self, rules: R, bets: dict[str, int], mistake_threshold: int) -> I64:
+        """Every number the compiled round needs, read from the rule set."""
+
+    def optimal_strategy(self, rules: R) -> Strategy:
+        """The analysis's optimal strategy as the kernel's arrays."""
+
+    def simple_strategy(self, rules: R) -> Strategy:
+        """The strategy card as the kernel's arrays."""
+
+    def file_strategy(self, rules: R, path: Path) -> Strategy:
+        """A strategy file as the kernel's arrays."""
+
+    def check_strategy(self, rules: R, strategy: Strategy) -> None:
+        """Refuse arrays of the wrong shape or with an illegal decision (``ValueError``)."""
+
+    def exact_edges(self, rules: R, strategy: Strategy, mistakes: Fraction
+                    ) -> dict[str, Fraction]:
+        """Every wager's exact house edge under ``strategy`` with this mistake rate, where
+        the analysis gives one."""
+
+    def capped_total(self, rules: R, bets: dict[str, int]) -> Fraction:
+        """The exact house edge of a seat's capped total at ``bets``, optimal play."""
+
+    def most_at_risk(self, rules: R, bets: Mapping[str, int]) -> int:
+        """The most one hand can cost at ``bets``: every wager lost with the largest
+        raises or street bets."""
+
+
+class ProtectTools(Protocol):
+    """What game protection lends a family for its countermeasures: the case evaluator
+    and the pay-table solver (both written above the games)."""
+
+    def evaluate(self, rules: Rules, case: Case) -> CaseResult:
+        """The players' edge in ``case`` under (modified) ``rules``."""
+
+    def solve_line(self, rules: Rules, wager: str, target: Fraction, line: str
+                   ) -> tuple[Rules, dict[PayKey, int | str], Fraction]:
+        """The pay of one line nearest ``target``: the new rules, table and house edge
+        (``ValueError`` when there is none)."""
+
+
+class ProtectionModel(Protocol[R]):
+    """What shared cards, a seen dealer card or a seen next card are worth in a game."""
+
+    @property
+    def default_deals(self) -> int:
+        """Monte Carlo deals per case by default (0: every case is exact)."""
+
+    def leaks(self, rules: R) -> tuple[Leak, ...]:
+        """The kinds of information and whether each can matter here, and why."""
+
+    def max_dealer_seen(self, rules: R) -> int:
+        """The most dealer cards a case may see (0: no dealer hand)."""
+
+    def max_next_seen(self, rules: R) -> int:
+        """The most next cards a case may see (0: none to come)."""
+
+    def check_case(self, rules: R, case: Case) -> None:
+        """Refuse a case this game cannot have beyond the bounds above (``ValueError``)."""
+
+    def evaluate(self, rules: R, case: Case, deals: int, seed: int,
+                 progress: Callable[[int, int], None] | None) -> CaseResult:
+        """The players' edge in one (already checked) case."""
+
+    def house_edge(self, rules: R) -> Fraction:
+        """The main game's exact house edge under optimal play."""
+
+    def notes(self, rules: R) -> tuple[str, ...]:
+        """What the report says of this game's cases, after the common notes."""
+
+    def signals(self, rules: R, results: Sequence[CaseResult], deals: int, seed: int
+                ) -> tuple[Signal, ...]:
+        """Practical signalling strategies a team could use, beyond a seen card's."""
+
+    def countermeasures(self, rules: R, results: Sequence[CaseResult], deals: int, seed: int,
+                        tools: ProtectTools) -> tuple[Countermeasure, ...]:
+        """What an operator can change, each measured."""
+
+
+class Words(Protocol[R]):
+    """The words and layout hints the faces (terminal, pages, documents) show."""
+
+    def card_lines(self, rules: R) -> list[str]:
+        """The rules card's lines on how the game goes."""
+
+    def card_tables(self, rules: R) -> list[TableView]:
+        """The rules card's pay tables."""
+
+    def pay_table(self, rules: R, wager: str) -> dict[str, Any] | None:
+        """The pay table a wager is paid on, as the pages show it (``None``: even money)."""
+
+    def decision_buttons(self, rules: R) -> list[dict[str, Any]]:
+        """Every decision button a table page may show, in API v1's action form."""
+
+    def decision_wagers(self, rules: R) -> list[dict[str, Any]]:
+        """Wagers made by a decision (Raise, Play, street bets) and how they pay."""
+
+    def deal_layout(self, rules: R) -> list[dict[str, Any]]:
+        """The order the engine deals from the top of the deck (``per_seat``: once for
+        each seat with a hand, in seat order)."""
+
+    def procedure(self, rules: R, first: str) -> list[str]:
+        """The dealing procedure step by step, after the wagers' step ``first``."""
+
+    def hand_view(self, rules: R, player: Sequence[Card], dealer: Sequence[Card],
+                  community: Sequence[Card], colour: str | None) -> dict[str, Any]:
+        """The cards a round shows laid out for a page, bonus hands named apart."""
+
+    def settled_on(self, rules: R, details: Mapping[str, Any], wager: str, folded: bool,
+                   brief: bool = False) -> str:
+        """What a settled wager was paid on, in words (``brief``: as the terminal's
+        settlement table says it)."""
+
+    def drill_hand(self, rules: R, deck: Sequence[Card], randbelow: Callable[[int], int]
+                   ) -> dict[str, Any]:
+        """A random decision for the strategy trainer, from a shuffled deck."""
+
+    @property
+    def advice_takes_bets(self) -> bool:
+        """Whether the advisor needs the street bets made so far."""
+
+    def document_intro(self) -> list[str]:
+        """The rules document's Markdown on the game, before its rule sets."""
+
+    def document_section(self, rules: R) -> list[str]:
+        """The rules document's Markdown on one rule set's own rules and pay tables."""
+
+    def open_points(self) -> list[tuple[str, str, str]]:
+        """Points the posted rules leave open: (point, what feltlab does, where)."""
+
+    # the terminal ---------------------------------------------------------------------
+
+    def least_to_play_on(self, rules: R, antes: int) -> tuple[int, int, str]:
+        """What hands with ``antes`` on the main wager need to play on: to the end, for
+        the next decision, and what that is called."""
+
+    def decision_view(self, state: HandState, seat: int, label: str) -> list[Line]:
+        """What a seat sees when it decides."""
+
+    def reveal_view(self, state: HandState, seats: Sequence[int],
+                    label: Callable[[int], str]) -> list[Line]:
+        """What the table sees after a reveal."""
+
+    def settlement_view(self, state: HandState) -> list[Line]:
+        """What the table sees before the seats' settlements (the dealer's hand)."""
+
+    def seat_settlement_view(self, state: HandState, seat: int, label: str) -> list[Line]:
+        """One seat's hand as settled."""
+
+    def decision_prompt(self, state: HandState, seat: int, payable: Sequence[int]) -> str:
+        """The terminal's prompt at a decision (``payable``: the legal stakes the
+        bankroll covers)."""
+
+    def choices_hint(self, state: HandState, seat: int, payable: Sequence[int],
+                     short: Callable[[int, str], str | None]) -> str:
+        """What can be typed at a decision (``short(least, what)``: why the bankroll
+        cannot cover it, or ``None``)."""
+
+    def parse_decision(self, state: HandState, seat: int, answer: str,
+                       payable: Sequence[int]) -> Action | None:
+        """The decision typed (not a fold), or ``None`` if the answer is not one."""
+
+    def decision_word(self, action: Action) -> str:
+        """What a decision's stake is called in a refusal (``raise``, ``bet``, ``Play``)."""
+
+
+@dataclass(frozen=True)
+class AdviceInputs:
+    """One hand as the advisor takes it: the player's cards, the community cards turned,
+    the colour (9 Card Flush) and the street bets made, in antes (Hold'em Stud)."""
+
+    player: tuple[Card, ...]
+    community: tuple[Card, ...] = ()
+    colour: str | None = None
+    bets: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class TableView:
+    """A pay table as the rules card prints it: a title, what a line counts, and rows of
+    (line, pays)."""
+
+    title: str
+    unit: str
+    rows: tuple[tuple[str, str], ...]
+
+
+class GameFamily(Protocol):
+    """A game family: everything one game knows (see the module's text)."""
+
+    @property
+    def game(self) -> str:
+        """The name rule sets give in ``game = "..."``, and the entry point's name."""
+
+    @property
+    def title(self) -> str:
+        """The family as people call it (``High Card Flush family``)."""
+
+    @property
+    def position(self) -> int:
+        """Where the family comes in documents and lists (smaller first)."""
+
+    @property
+    def folder(self) -> Traversable:
+        """The family's folder: ``rulesets/`` and ``strategies/`` are read from it."""
+
+    @property
+    def rules_model(self) -> type[Rules]:
+        """The family's rule-set model."""
+
+    @property
+    def wager_titles(self) -> Mapping[str, str]:
+        """Each wager and decision wager's name as the rules card writes it."""
+
+    @property
+    def strategy_keys(self) -> frozenset[str]:
+        """Top-level keys that tell this game's strategy files from other games'."""
+
+    @property
+    def engine(self) -> EngineSteps[Any]: ...
+
+    @property
+    def words(self) -> Words[Any]: ...
+
+    @property
+    def math(self) -> ExactMath[Any]: ...
+
+    @property
+    def kernel(self) -> SimulationKernel[Any]: ...
+
+    @property
+    def protection(self) -> ProtectionModel[Any]: ...
+
+
+def family_of(rules: Rules) -> GameFamily:
+    """The family a rule set belongs to."""
+    return registry.family(rules.game)
+
+
+def wager_title(name: str) -> str:
+    """A wager's name as the rules cards write it (any family's wager), else ``name``.
+
+    >>> wager_title("straight_flush"), wager_title("bonus9"), wager_title("tip")
+    ('Straight Flush bonus', '9 Card Bonus', 'tip')
+    """
+    for each in registry.families():
+        title = each.wager_titles.get(name)
+        if title is not None:
+            return title
+    return name

@@ -1,0 +1,136 @@
+"""The game families feltlab knows, and the rule sets they ship.
+
+A family is one folder (OpenSpiel's model): everything one game knows, behind the
+:class:`~feltlab.core.family.GameFamily` protocol. Installed families are found by entry
+point in the group :data:`ENTRY_POINT_GROUP` (feltlab's own three in its
+``pyproject.toml``; another installed package adds a game the same way, without
+editing feltlab); :func:`register` adds one in process, as the tests do with a toy game.
+
+A rule set names its family by ``game = "..."``; each family ships its built-in rule sets
+as ``rulesets/ID.toml`` in its folder and its strategy cards as ``strategies/ID.toml``.
+
+>>> [family.game for family in families()][:3]
+['high-card-flush', 'nine-card-flush', 'holdem-stud']
+>>> family_of_rule_set("nh-flush-poker").title
+'High Card Flush family'
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from importlib import metadata
+from importlib.resources.abc import Traversable
+from typing import TYPE_CHECKING, Final
+
+if TYPE_CHECKING:
+    from feltlab.core.family import GameFamily
+
+ENTRY_POINT_GROUP: Final = "feltlab.games"
+"""The entry-point group installed game families register in (name: the family's game)."""
+
+_in_process: dict[str, GameFamily] = {}
+
+
+class RegistryError(RuntimeError):
+    """Two families claim one game or one rule-set id, or an entry point is not a family."""
+
+
+@cache
+def _installed() -> dict[str, GameFamily]:
+    """The families installed as entry points, loaded once."""
+    found: dict[str, GameFamily] = {}
+    for entry in metadata.entry_points(group=ENTRY_POINT_GROUP):
+        family: GameFamily = entry.load()
+        if getattr(family, "game", None) != entry.name:
+            raise RegistryError(f"entry point {entry.name!r} in {ENTRY_POINT_GROUP} is not the "
+                                f"family of game {entry.name!r}: {entry.value}")
+        found[entry.name] = family
+    return found
+
+
+def register(family: GameFamily) -> None:
+    """Add ``family`` in this process (it takes the place of an installed family of the
+    same game until :func:`unregister`)."""
+    _in_process[family.game] = family
+    _forget()
+
+
+def unregister(game: str) -> None:
+    """Take back a family added by :func:`register`."""
+    _in_process.pop(game, None)
+    _forget()
+
+
+def _forget() -> None:
+    _by_game.cache_clear()
+    _rule_sets.cache_clear()
+
+
+@cache
+def _by_game() -> dict[str, GameFamily]:
+    every = {**_installed(), **_in_process}
+    return dict(sorted(every.items(), key=lambda item: (item[1].position, item[0])))
+
+
+def families() -> list[GameFamily]:
+    """Every family, in their order for documents and lists."""
+    return list(_by_game().values())
+
+
+def game_names() -> tuple[str, ...]:
+    return tuple(_by_game())
+
+
+def family(game: str) -> GameFamily:
+    """The family of ``game`` (a rule set's ``game``)."""
+    try:
+        return _by_game()[game]
+    except KeyError:
+        raise RegistryError(f"no game family {game!r}; families are "
+                            f"{', '.join(game_names())}") from None
+
+
+@cache
+def _rule_sets() -> dict[str, tuple[GameFamily, Traversable]]:
+    """Every built-in rule set's file and family, by id, in id order."""
+    found: dict[str, tuple[GameFamily, Traversable]] = {}
+    for each in families():
+        folder = each.folder / "rulesets"
+        if not folder.is_dir():
+            continue
+        for item in folder.iterdir():
+            if not item.name.endswith(".toml"):
+                continue
+            rules_id = item.name.removesuffix(".toml")
+            if rules_id in found:
+                raise RegistryError(f"rule set {rules_id!r} is shipped by both "
+                                    f"{found[rules_id][0].game} and {each.game}")
+            found[rules_id] = (each, item)
+    return dict(sorted(found.items()))
+
+
+def builtin_ids() -> tuple[str, ...]:
+    """The ids of every family's built-in rule sets, in id order."""
+    return tuple(_rule_sets())
+
+
+def builtin_file(rules_id: str) -> Traversable:
+    """The file of a built-in rule set (``KeyError`` for an unknown id)."""
+    return _rule_sets()[rules_id][1]
+
+
+def builtin_text(rules_id: str) -> str:
+    return builtin_file(rules_id).read_text("utf-8")
+
+
+def family_of_rule_set(rules_id: str) -> GameFamily:
+    """The family shipping the built-in rule set ``rules_id``."""
+    return _rule_sets()[rules_id][0]
+
+
+def strategy_file(rules_id: str) -> Traversable | None:
+    """The strategy card shipped for a built-in rule set, if its family ships one."""
+    if rules_id not in _rule_sets():
+        return None
+    item = family_of_rule_set(rules_id).folder / "strategies" / f"{rules_id}.toml"
+    return item if item.is_file() else None

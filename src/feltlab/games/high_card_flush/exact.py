@@ -1,0 +1,49 @@
+"""The High Card Flush family's exact math as the protocol asks for it (the solver itself
+is :mod:`.analysis`; this module loads its compiled code)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from fractions import Fraction
+
+from feltlab.core.cards import Card, ensure_count, parse_cards
+from feltlab.core.family import AdviceInputs
+from feltlab.core.model import Advice, ParSheet, Progress, WagerAnalysis
+from feltlab.games.high_card_flush import analysis
+from feltlab.games.high_card_flush.rules import FlushRules
+from feltlab.games.high_card_flush.strategy import Strategy, parse_strategy
+
+
+def analyze(rules: FlushRules, progress: Progress | None) -> ParSheet:
+    return analysis.analyze(rules, progress)
+
+
+def advice_inputs(rules: FlushRules, cards: str, community: str | None, colour: str | None,
+                  bets: str | None) -> AdviceInputs:
+    player, shared = parse_cards(cards), parse_cards(community or "")
+    multiples = tuple(int(part) for part in (bets or "").split(",") if part.strip())
+    if colour is not None:
+        raise ValueError(f"--colour is for 9 Card Flush, not {rules.id}")
+    ensure_count(player, rules.hand_size, "player")
+    if shared or multiples:
+        raise ValueError(f"{rules.id} has no community cards and no street bets")
+    return AdviceInputs(player)
+
+
+def advise(rules: FlushRules, inputs: AdviceInputs, dead: Sequence[Card],
+           seen: Sequence[Card]) -> Advice:
+    return analysis.advise(rules, inputs.player, dead, seen)
+
+
+def evaluate_strategy(rules: FlushRules, strategy: object) -> WagerAnalysis:
+    if not isinstance(strategy, Strategy):
+        raise ValueError(f"a {type(strategy).__name__} is not a strategy for {rules.id}")
+    return analysis.evaluate_strategy(rules, strategy)
+
+
+def capped_returns(rules: FlushRules, bets: Mapping[str, int]) -> dict[str, Fraction]:
+    return analysis.capped_returns(rules, bets)
+
+
+__all__ = ["advice_inputs", "advise", "analyze", "capped_returns", "evaluate_strategy",
+           "parse_strategy"]

@@ -1,0 +1,116 @@
+"""The High Card Flush family's rule-set model: the qualifier, raise sizes by flush
+length, and the two bonus pay tables.
+
+>>> from feltlab.core.rules import load_rules
+>>> rules = load_rules("nh-flush-poker")
+>>> rules.max_raise_multiple(2), rules.max_raise_multiple(5), rules.max_aggregate_payout
+(0, 2, 2000)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Annotated, Final, Literal
+
+from pydantic import BaseModel, Field, field_validator, model_validator
+
+from feltlab.core.cards import RANKS
+from feltlab.core.rules import (
+    MAX_MULTIPLE,
+    STRICT_MODEL,
+    PayTable,
+    Rules,
+    check_pay_table,
+    integer_keys,
+)
+
+BONUSES: tuple[Literal["flush", "straight_flush"], ...] = ("flush", "straight_flush")
+
+
+TITLES: Final = {"ante": "Ante", "flush": "Flush bonus", "straight_flush": "Straight Flush bonus",
+                 "raise": "Raise"}
+"""Each wager's and decision wager's name as the rules card writes it."""
+
+class Qualifier(BaseModel):
+    """The dealer qualifies with a flush of ``min_length`` cards whose high card is at
+    least ``min_high_card``, or with any longer flush."""
+
+    model_config = STRICT_MODEL
+    min_length: int = Field(ge=1, le=7)
+    min_high_card: str
+
+    @field_validator("min_high_card")
+    @classmethod
+    def _rank(cls, value: str) -> str:
+        text = "T" if value == "10" else value.upper()
+        if len(text) != 1 or text not in RANKS:
+            raise ValueError(f"{value!r} is not a rank (2-9, T, J, Q, K, A)")
+        return text
+
+    @property
+    def min_high_rank(self) -> int:
+        return RANKS.index(self.min_high_card)
+
+    @property
+    def threshold(self) -> int:
+        """Smallest flush value that qualifies (see :mod:`feltlab.core.evaluators`)."""
+        return (self.min_length << 13) | (1 << self.min_high_rank)
+
+
+class FlushRules(Rules):
+    """High Card Flush and its variants: 7 cards each, fold or raise, two bonus wagers."""
+
+    game: Literal["high-card-flush"]
+    hand_size: Literal[7] = 7
+    raise_multiples: dict[int, Annotated[int, Field(ge=0, le=MAX_MULTIPLE)]]
+    raise_in_whole_antes: bool = False
+    qualifier: Qualifier
+    flush_pays: PayTable
+    straight_flush_pays: PayTable
+    settled_on_fold: dict[Literal["flush", "straight_flush"], bool]
+    equal_bonuses: bool = False
+
+    _counts = field_validator("raise_multiples", "flush_pays", "straight_flush_pays",
+                              mode="before")(integer_keys)
+
+    def placeable_wagers(self) -> tuple[str, ...]:
+        return ("ante", *BONUSES)
+
+    @model_validator(mode="after")
+    def _consistent(self) -> FlushRules:
+        missing = [length for length in range(2, 8) if length not in self.raise_multiples]
+        if missing:
+            raise ValueError(f"raise_multiples: no entry for a {missing[0]}-card flush")
+        extra = sorted(set(self.raise_multiples) - set(range(2, 8)))
+        if extra:
+            raise ValueError(f"raise_multiples: a {extra[0]}-card flush cannot occur in 7 cards "
+                             "(entries are for 2 to 7)")
+        check_pay_table("flush_pays", self.flush_pays, self.hand_size, "flush" in self.limits)
+        check_pay_table("straight_flush_pays", self.straight_flush_pays, self.hand_size,
+                        "straight_flush" in self.limits)
+        if self.seats * 7 + 7 > 52:
+            raise ValueError(f"seats: {self.seats} seats and the dealer need more than 52 cards")
+        for name in BONUSES:
+            if name not in self.settled_on_fold:
+                raise ValueError(f"settled_on_fold: missing {name!r}")
+        return self
+
+    def max_raise_multiple(self, flush_length: int) -> int:
+        """Largest raise, in antes, for a flush of this length (0: the hand may only fold)."""
+        return self.raise_multiples.get(flush_length, 0)
+
+    def check_stakes(self, stakes: Mapping[str, int]) -> str | None:
+        flush, straight = stakes.get("flush"), stakes.get("straight_flush")
+        if self.equal_bonuses and flush and straight and flush != straight:
+            return (f"wagers flush ({flush}) and straight_flush ({straight}) must be equal "
+                    f"when both are bet ({self.id})")
+        return None
+
+    def matched_stakes(self, stakes: Mapping[str, int]) -> dict[str, int]:
+        matched = dict(stakes)
+        if self.equal_bonuses and {"flush", "straight_flush"} <= matched.keys():
+            matched["straight_flush"] = matched["flush"]
+        return matched
+
+    def pay_table_fields(self) -> dict[str, str]:
+        return {"flush": "flush_pays", "straight_flush": "straight_flush_pays"}

@@ -1,0 +1,423 @@
+"""Exact math of Hold'em Stud (``HoldemStudRules``): PAR sheet, optimal strategy,
+strategy card, per-hand advice and capped returns.
+
+The main game is counted over every ORDERED deal: the player's 2 cards (C(52,2) = 1,326
+sets) and the 3 community cards in the order they are turned (50 x 49 x 48), so the
+``ante`` wager's counts add up to 1,326 x 117,600 = 155,937,600. The 3 Card Bonus is
+counted over the C(52,3) = 22,100 sets of community cards.
+
+The optimal strategy is found by backward induction (:mod:`.holdem_solver`); ties go
+to the larger bet. Strategies as data live in :mod:`.holdem_strategy`.
+
+>>> from feltlab.core.cards import parse_cards
+>>> from feltlab.core.rules import load_rules
+>>> advice = advise(load_rules("nh-holdem-stud"), parse_cards("Ah Ad"), (), ())
+>>> advice.best
+'3x'
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from fractions import Fraction
+from functools import cache
+
+import numba as nb
+import numpy as np
+import numpy.typing as npt
+
+from feltlab.core.cards import RANKS, Card, CardError, ensure_count, ensure_distinct, format_cards
+from feltlab.core.evaluators import PokerHand, ThreeCardHand
+from feltlab.core.kernels import three_card_hands
+from feltlab.core.model import (
+    Advice,
+    OptionValue,
+    OutcomeLine,
+    ParSheet,
+    Progress,
+    StrategyCard,
+    WagerAnalysis,
+    name_splits,
+)
+from feltlab.core.settle import WagerError, capped_shares
+from feltlab.games.holdem_stud.rules import HoldemStudRules
+from feltlab.games.holdem_stud.settle import STREET_NAMES, check_street_bet
+from feltlab.games.holdem_stud.solver import (
+    I8,
+    I64,
+    Outcome,
+    Solution,
+    _option_sums,
+    all_sets,
+    binomials,
+    colex_index,
+    five_card_classes,
+    net_multiples,
+    play_out,
+    set_colex_index,
+    solution_for,
+    solve,
+)
+from feltlab.games.holdem_stud.strategy import (
+    MADE_NAMES,
+    STREET_LABELS,
+    StudStrategy,
+    card_features,
+    card_lines,
+    derive_card,
+    strategy_choices,
+)
+
+HAND_TITLES = {PokerHand.LOW_PAIR: "Pair of 2s-5s", PokerHand.MID_PAIR: "Pair of 6s-10s",
+               PokerHand.HIGH_PAIR: "Pair of jacks or better"}
+
+
+def _title(hand: PokerHand | ThreeCardHand) -> str:
+    if isinstance(hand, PokerHand) and hand in HAND_TITLES:
+        return HAND_TITLES[hand]
+    return hand.name.replace("_", " ").capitalize()
+
+
+def decision_tables(rules: HoldemStudRules) -> tuple[I8, ...]:
+    """The optimal decisions as arrays, one per street, for fast play (e.g. in Numba).
+
+    ``tables[L]`` is the decision with ``L`` community cards turned (L = 0 before the
+    first). Row: :func:`decision_row` of the known cards, i.e. the colex rank of the
+    SORTED card indices of the player's 2 and the turned community cards together (the
+    optimal decision depends only on that set). Column: ``B - (1 + L)`` where ``B`` is
+    the antes at risk (1 + the street bets made, in antes). Entry: the bet in antes,
+    0 to fold. Ties went to the larger bet.
+
+    >>> from feltlab.core.rules import load_rules
+    >>> tables = decision_tables(load_rules("nh-holdem-stud"))
+    >>> [table.shape for table in tables]
+    [(1326, 1), (22100, 3), (270725, 5)]
+    """
+    return solution_for(rules).choices
+
+
+def decision_row(cards: Sequence[Card]) -> int:
+    """Row of :func:`decision_tables` for the known cards, in any order.
+
+    >>> from feltlab.core.cards import parse_cards
+    >>> decision_row(parse_cards("3s 2s")), decision_row(parse_cards("Ac Kc"))
+    (0, 1325)
+    """
+    ordered = np.array(sorted(card.index for card in cards), dtype=np.int64)
+    return int(colex_index(ordered, binomials()))
+
+
+# The PAR sheet ------------------------------------------------------------------------
+
+def _main_lines(rules: HoldemStudRules, outcome: Outcome) -> list[OutcomeLine]:
+    lines = []
+    for hand in reversed(PokerHand):
+        multiple = rules.net_multiple(hand)
+        for total_bet in range(outcome.final.shape[1] - 1, 0, -1):
+            count = int(outcome.final[hand, total_bet])
+            if count:
+                lines.append(OutcomeLine(f"{_title(hand)}, {total_bet}x bet in all",
+                                         multiple * total_bet, count, total_bet,
+                                         hand.name.lower()))
+    for level, folded in enumerate(outcome.folded):
+        for at_risk in range(len(folded)):
+            count = int(folded[at_risk])
+            if count:
+                after = "" if level == 0 else f" after {at_risk - 1}x"
+                lines.append(OutcomeLine(f"Fold at {STREET_LABELS[level]}{after}", -at_risk,
+                                         count, at_risk))
+    return lines
+
+
+def _main_rates(outcome: Outcome) -> dict[str, Fraction]:
+    rates: dict[str, Fraction] = {}
+    for level, folded in enumerate(outcome.folded):
+        rates[f"folded at {STREET_LABELS[level]}"] = Fraction(int(folded.sum()), outcome.total)
+    for level, bet in enumerate(outcome.bets):
+        rates[f"average bet at {STREET_LABELS[level]}"] = Fraction(bet, outcome.total)
+    played = int(outcome.final.sum())
+    rates["played to the end"] = Fraction(played, outcome.total)
+    for hand in reversed(PokerHand):
+        count = int(outcome.final[hand].sum())
+        rates[f"final hand {hand.name.lower()}"] = Fraction(count, outcome.total)
+    return rates
+
+
+def _main_wager(rules: HoldemStudRules, outcome: Outcome, title: str) -> WagerAnalysis:
+    return WagerAnalysis("ante", title, tuple(_main_lines(rules, outcome)), outcome.total,
+                         _main_rates(outcome), decisions=True)
+
+
+def evaluate_strategy(rules: HoldemStudRules, strategy: StudStrategy) -> WagerAnalysis:
+    """Exact return of the main game (per ante) when ``strategy`` is played.
+
+    >>> from feltlab.core.rules import load_rules
+    >>> from feltlab.games.holdem_stud.strategy import parse_strategy
+    >>> never = evaluate_strategy(load_rules("nh-holdem-stud"), parse_strategy(""))
+    >>> never.house_edge
+    Fraction(1, 1)
+    """
+    solution = solution_for(rules)
+    outcome = play_out(solution, strategy_choices(strategy, solution))
+    return _main_wager(rules, outcome, "Ante and street bets (given strategy)")
+
+
+def bonus3_wager(rules: HoldemStudRules) -> WagerAnalysis:
+    """The 3 Card Bonus over the 22,100 sets of three community cards."""
+    classes = np.bincount(three_card_hands(all_sets(3)), minlength=len(ThreeCardHand))
+    lines = [OutcomeLine(_title(hand), rules.bonus3_net_multiple(hand), int(classes[hand]),
+                         key=hand.name.lower())
+             for hand in reversed(ThreeCardHand)]
+    return WagerAnalysis("bonus3", "3 Card Bonus", tuple(lines), math.comb(52, 3))
+
+
+def _starting_label(cards: npt.NDArray[np.uint8]) -> str:
+    high, low = sorted((int(cards[0]) % 13, int(cards[1]) % 13), reverse=True)
+    if high == low:
+        return RANKS[high] * 2
+    suited = int(cards[0]) // 13 == int(cards[1]) // 13
+    return RANKS[high] + RANKS[low] + ("s" if suited else "o")
+
+
+def _decision_name(bet: int) -> str:
+    return "fold" if bet == 0 else f"{bet}x"
+
+
+def _strategy_map(solution: Solution, outcome: Outcome) -> list[tuple[str, str, Fraction]]:
+    rows: dict[tuple[str, str], int] = {}
+    sets = all_sets(2)
+    for row, cards in enumerate(sets):
+        key = (f"{STREET_LABELS[0]}: {_starting_label(cards)}",
+               _decision_name(int(solution.choices[0][row, 0])))
+        rows[key] = rows.get(key, 0) + 1
+    result = [(group, decision, Fraction(count, len(sets)))
+              for (group, decision), count in sorted(rows.items())]
+    for level in range(1, solution.shape.streets):
+        made = card_features(2 + level)["made"]
+        deals = outcome.reach[level] * solution.shape.scale(level)
+        for category, name in enumerate(MADE_NAMES):
+            for bet in range(solution.shape.most + 1):
+                chosen = (made[:, None] == category) & (solution.choices[level] == bet)
+                count = int(deals[chosen].sum())
+                if count:
+                    result.append((f"{STREET_LABELS[level]}: {name}", _decision_name(bet),
+                                   Fraction(count, outcome.total)))
+    return list(name_splits(result, lambda group: "other cards (draws, high cards)"))
+
+
+def card_strategy(rules: HoldemStudRules) -> StudStrategy:
+    """The strategy card of :func:`analyze` as a playable strategy (see
+    :func:`feltlab.games.holdem_stud.strategy.strategy_choices` for its decision tables)."""
+    solution = solution_for(rules)
+    outcome = play_out(solution, solution.choices)
+    return derive_card(solution, outcome.reach, outcome.total)
+
+
+def analyze(rules: HoldemStudRules, progress: Progress | None = None) -> ParSheet:
+    """The exact PAR sheet: the main game under the optimal strategy, the 3 Card Bonus,
+    the derived strategy card and the strategy map."""
+    steps = 4
+    report = progress or (lambda done, total: None)
+    report(0, steps)
+    solution = solution_for(rules)
+    report(1, steps)
+    outcome = play_out(solution, solution.choices)
+    main = _main_wager(rules, outcome, "Ante and street bets (optimal strategy)")
+    report(2, steps)
+    card = derive_card(solution, outcome.reach, outcome.total)
+    card_wager = evaluate_strategy(rules, card)  # the card's exact return
+    report(3, steps)
+    strategy_card = StrategyCard(card_lines(card, rules.streets), card_wager.house_edge,
+                                 main.house_edge)
+    notes = (
+        "Main game counted over every ordered deal: C(52,2) player hands x 50 x 49 x 48 "
+        f"community cards in the order turned = {outcome.total:,}.",
+        "3 Card Bonus (when the rule set offers it) counted over the C(52,3) = 22,100 "
+        "sets of community cards.",
+        "Ante figures are per unit of Ante and count the Ante and every street bet; "
+        "exact ties between options go to the larger bet.",
+    )
+    wagers = (main, bonus3_wager(rules)) if "bonus3" in rules.limits else (main,)
+    sheet = ParSheet(rules.id, rules.name, wagers, strategy_card,
+                     tuple(_strategy_map(solution, outcome)), notes)
+    report(steps, steps)
+    return sheet
+
+
+# Advice -------------------------------------------------------------------------------
+
+def advise(rules: HoldemStudRules, player: Sequence[Card], community: Sequence[Card],
+           bets: Sequence[int], dead: Sequence[Card] = (),
+           seen: Sequence[Card] = ()) -> Advice:
+    """Exact EV per ante (Ante and every bet counted, optimal play afterwards) of folding
+    and of each street bet, with ``len(community)`` cards turned and ``bets`` (antes)
+    already bet, one per street passed. ``dead`` cards are out of the deck (other seats'
+    hands); ``seen`` are the next community cards, seen before they are turned, in the
+    order they will be turned (later decisions know them and what is turned by then)."""
+    ensure_count(player, 2, "player")
+    level = len(community)
+    if level >= rules.streets:
+        raise CardError(f"community: a decision comes with at most {rules.streets - 1} "
+                        f"community cards turned, got {level}")
+    if level + len(seen) > rules.streets:
+        raise CardError(f"dealer (cards seen): at most {rules.streets - level} community cards are "
+                        f"still to come, got {len(seen)}")
+    ensure_distinct([*player, *community, *seen, *dead])
+    if 52 - 2 - level - len(seen) - len(dead) < rules.streets - level - len(seen):
+        raise CardError(f"dead: {len(dead)} dead cards leave too few for the community")
+    if len(bets) != level:
+        raise WagerError(f"bets: one street bet per community card turned ({level}), "
+                         f"got {len(bets)}")
+    for street, amount in enumerate(bets):
+        check_street_bet(rules, 1, street, amount)
+    at_risk = 1 + sum(bets)
+    if dead or seen:
+        from feltlab.games.holdem_stud.known import option_sums
+
+        known_sums, scale = option_sums(rules, player, community, seen, dead, at_risk)
+        sums = [int(value) for value in known_sums]
+    else:
+        sums, scale = _solved_sums(rules, [*player, *community], level, at_risk)
+    options = [OptionValue("fold", Fraction(-at_risk))]
+    options += [OptionValue(f"{bet}x", Fraction(int(sums[bet]), scale))
+                for bet in range(1, rules.max_street_multiple + 1)]
+    best = max(reversed(options), key=lambda option: option.ev)
+    details: dict[str, object] = {"street": STREET_NAMES[level], "at_risk": at_risk,
+                                  "community": format_cards(community)}
+    if dead or seen:
+        details |= {"dead": format_cards(dead), "seen": format_cards(seen)}
+    return Advice(rules.id, format_cards(player), tuple(options), best.option, details)
+
+
+def _solved_sums(rules: HoldemStudRules, cards: Sequence[Card], level: int,
+                 at_risk: int) -> tuple[list[int], int]:
+    """Each option's value (fold first) and its scale from the full-deck solution."""
+    solution = solution_for(rules)
+    shape = solution.shape
+    row = decision_row(cards)
+    if level == shape.last:
+        sums = [int(solution.final_sums[row]) * (at_risk + bet) for bet in range(shape.most + 1)]
+    else:
+        sums = [int(value) for value in _option_sums(
+            all_sets(2 + level), row, solution.values[level + 1], shape.low(level + 1),
+            at_risk, shape.most, binomials())]
+    return sums, shape.scale(level)
+
+
+# Capped returns -----------------------------------------------------------------------
+
+@nb.njit(cache=True)
+def _joint_counts(starts: npt.NDArray[np.uint8], weights: I64, choices0: I8, choices1: I8,
+                  choices2: I8, streets: int, top: int, five: I8, three: I8,
+                  binom: I64) -> I64:
+    """[total bet or antes lost, class (12 = folded), 3-card class]: ordered deals."""
+    counts = np.zeros((top + 1, 13, 6), dtype=np.int64)
+    hand = np.empty(5, dtype=np.int64)
+    buffer = np.empty(5, dtype=np.int64)
+    for start in range(starts.shape[0]):
+        hand[0], hand[1] = starts[start, 0], starts[start, 1]
+        for first in range(52):
+            if first in (hand[0], hand[1]):
+                continue
+            for second in range(52):
+                if second in (hand[0], hand[1], first):
+                    continue
+                for third in range(52):
+                    if third in (hand[0], hand[1], first, second):
+                        continue
+                    hand[2], hand[3], hand[4] = first, second, third
+                    at_risk = 1
+                    folded = False
+                    for level in range(streets):
+                        row = set_colex_index(hand, 0, 2 + level, buffer, binom)
+                        column = at_risk - 1 - level
+                        table = choices0 if level == 0 else (choices1 if level == 1
+                                                             else choices2)
+                        bet = table[row, column]
+                        if bet == 0:
+                            folded = True
+                            break
+                        at_risk += bet
+                    bonus = three[set_colex_index(hand, 2, 5, buffer, binom)]
+                    final = 12 if folded else five[set_colex_index(hand, 0, 5, buffer, binom)]
+                    counts[at_risk, final, bonus] += weights[start]
+    return counts
+
+
+def _starting_classes() -> tuple[npt.NDArray[np.uint8], I64]:
+    """One two-card hand per suit-pattern class (169) and how many hands it stands for."""
+    starts, weights = [], []
+    for high in range(13):
+        for low in range(high + 1):
+            if high == low:
+                starts.append((high, 13 + high))
+                weights.append(6)
+            else:
+                starts += [(high, low), (high, 13 + low)]
+                weights += [4, 12]
+    return np.array(starts, dtype=np.uint8), np.array(weights, dtype=np.int64)
+
+
+def joint_counts(rules: HoldemStudRules) -> I64:
+    """Ordered deals under the optimal strategy by (antes at risk, final :class:`PokerHand`
+    or 12 for a fold, :class:`ThreeCardHand` of the community cards)."""
+    return _joint_counts_for(net_multiples(rules), rules.streets, rules.max_street_multiple)
+
+
+@cache
+def _joint_counts_for(multiples: tuple[int, ...], streets: int, most: int) -> I64:
+    solution = solve(multiples, streets, most)
+    choices = list(solution.choices) + [np.zeros((1, 1), dtype=np.int8)] * 3
+    starts, weights = _starting_classes()
+    three = three_card_hands(all_sets(3))
+    return _joint_counts(starts, weights, choices[0], choices[1], choices[2], streets,
+                         solution.shape.top, five_card_classes(), three, binomials())
+
+
+def capped_returns(rules: HoldemStudRules, bets: Mapping[str, int]) -> dict[str, Fraction]:
+    """House edge per unit of each wager (``ante``: the main game under the optimal,
+    uncapped strategy, per unit of Ante; ``bonus3``) at these bet sizes once
+    ``rules.max_aggregate_payout`` caps a hand's winnings, plus ``total``: the expected
+    loss per unit of Ante + 3 Card Bonus. A capped hand's excess is taken from the
+    winning wagers in proportion to their wins.
+
+    >>> from feltlab.core.rules import load_rules
+    >>> edges = capped_returns(load_rules("nh-holdem-stud"), {"ante": 5})
+    >>> edges["ante"] == analyze_main_edge(load_rules("nh-holdem-stud"))
+    True
+    """
+    for name in bets:
+        if name not in rules.limits:
+            raise WagerError(f"unknown wager {name!r} for {rules.id}")
+    ante, bonus = bets.get("ante", 0), bets.get("bonus3", 0)
+    if ante <= 0:
+        raise WagerError("capped_returns needs an ante above 0")
+    counts = joint_counts(rules)
+    sums = {"ante": Fraction(0), "bonus3": Fraction(0)}
+    total = int(counts.sum())
+    multiples = net_multiples(rules)
+    for at_risk, final, three in zip(*np.nonzero(counts), strict=True):
+        main = -int(at_risk) if final == 12 else multiples[final] * int(at_risk)
+        results = {"ante": main * ante}
+        if bonus:
+            results["bonus3"] = rules.bonus3_net_multiple(ThreeCardHand(int(three))) * bonus
+        for name, value in capped_shares(results, rules.max_aggregate_payout).items():
+            sums[name] += value * int(counts[at_risk, final, three])
+    edges = {"ante": -sums["ante"] / (total * ante)}
+    if bonus:
+        edges["bonus3"] = -sums["bonus3"] / (total * bonus)
+    edges["total"] = -(sums["ante"] + sums["bonus3"]) / (total * (ante + bonus))
+    return edges
+
+
+def analyze_main_edge(rules: HoldemStudRules) -> Fraction:
+    """House edge of the main game under the optimal strategy, from the solved values.
+
+    >>> from feltlab.core.rules import load_rules
+    >>> round(float(analyze_main_edge(load_rules("nh-holdem-stud"))), 4)
+    0.094
+    """
+    solution = solution_for(rules)
+    value = int(solution.values[0][:, 0].sum())
+    return -Fraction(value, math.comb(52, 2) * solution.shape.scale(0))

@@ -1,0 +1,103 @@
+"""Hold'em Stud's rule-set model: the street bets' size and two pay tables of named
+hands (the 5-card hand every wager is paid on, and the 3 Card Bonus).
+
+>>> from feltlab.core.rules import load_rules
+>>> from feltlab.core.evaluators import PokerHand
+>>> rules = load_rules("nh-holdem-stud")
+>>> rules.max_street_multiple, rules.net_multiple(PokerHand.HIGH_CARD)
+(3, -1)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Final, Literal
+
+from pydantic import Field, field_validator, model_validator
+
+from feltlab.core.evaluators import PokerHand, ThreeCardHand
+from feltlab.core.rules import MAX_MULTIPLE, Pays, Rules, check_rising
+
+Push = Literal["push"]
+
+
+TITLES: Final = {"ante": "Ante", "bonus3": "3 Card Bonus", "street3": "3rd street",
+                 "street4": "4th street", "street5": "5th street"}
+"""Each wager's and decision wager's name as the rules card writes it."""
+
+class HoldemStudRules(Rules):
+    """Hold'em Stud: 2 cards, three streets to buy 3 community cards, a 5-card pay table."""
+
+    game: Literal["holdem-stud"]
+    # Three community cards, a decision before each is turned: the game's shape, not a knob.
+    streets: Literal[3] = 3
+    max_street_multiple: int = Field(ge=1, le=MAX_MULTIPLE)
+    pays: dict[str, Pays | Push]
+    bonus3_pays: dict[str, Pays | Push]
+
+    def placeable_wagers(self) -> tuple[str, ...]:
+        return ("ante", "bonus3")
+
+    @field_validator("pays", "bonus3_pays", mode="before")
+    @classmethod
+    def _pays_or_push(cls, value: object) -> object:
+        if isinstance(value, Mapping):
+            for hand, pays in value.items():
+                is_push = isinstance(pays, str) and pays == "push"
+                if not (is_push or (isinstance(pays, int) and not isinstance(pays, bool))):
+                    raise ValueError(f"{hand}: {pays!r} is neither a whole number of units "
+                                     'to 1 nor "push"')
+        return value
+
+    @field_validator("pays")
+    @classmethod
+    def _poker_classes(cls, value: dict[str, int | str]) -> dict[str, int | str]:
+        return _check_classes(value, PokerHand)
+
+    @field_validator("bonus3_pays")
+    @classmethod
+    def _three_card_classes(cls, value: dict[str, int | str]) -> dict[str, int | str]:
+        return _check_classes(value, ThreeCardHand)
+
+    @model_validator(mode="after")
+    def _seats_fit(self) -> HoldemStudRules:
+        if not self.pays:
+            raise ValueError("pays: the pay table has no lines")
+        if "bonus3" in self.limits and not self.bonus3_pays:
+            raise ValueError("bonus3_pays: the pay table has no lines")
+        if 3 + self.seats * 2 > 52:
+            raise ValueError(f"seats: {self.seats} seats need more than 52 cards")
+        return self
+
+    def net_multiple(self, hand: PokerHand) -> int:
+        """Net result per unit bet for a final hand: N to 1, 0 for a push, -1 to lose."""
+        return _net(self.pays.get(hand.name.lower()))
+
+    def bonus3_net_multiple(self, hand: ThreeCardHand) -> int:
+        return _net(self.bonus3_pays.get(hand.name.lower()))
+
+    def pay_table_fields(self) -> dict[str, str]:
+        return {"ante": "pays", "bonus3": "bonus3_pays"}
+
+    def ranked_pay_lines(self, wager: str) -> list[int | str]:
+        classes = PokerHand if wager == "ante" else ThreeCardHand
+        return [member.name.lower() for member in sorted(classes, key=lambda m: m.value)]
+
+
+def _net(line: int | str | None) -> int:
+    if line is None:
+        return -1
+    return 0 if line == "push" else int(line)
+
+
+def _check_classes(value: dict[str, int | str], classes: type[PokerHand] | type[ThreeCardHand],
+                   ) -> dict[str, int | str]:
+    """Known hand names only, and no better hand paid less."""
+    names = {member.name.lower() for member in classes}
+    for key in value:
+        if key not in names:
+            raise ValueError(f"unknown hand {key!r}; known: {sorted(names)}")
+    worst_first = sorted(classes, key=lambda member: member.value)
+    check_rising("the pay table", [(member.name.lower(), _net(value.get(member.name.lower())))
+                                   for member in worst_first])
+    return value

@@ -1,0 +1,50 @@
+"""9 Card Flush's exact math as the protocol asks for it (the counting itself is
+:mod:`.analysis`)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from fractions import Fraction
+
+from feltlab.core.cards import Card, ensure_count, parse_cards
+from feltlab.core.family import AdviceInputs
+from feltlab.core.model import Advice, ParSheet, Progress, WagerAnalysis
+from feltlab.games.nine_card_flush import analysis
+from feltlab.games.nine_card_flush.analysis import NineStrategy, parse_nine_strategy
+from feltlab.games.nine_card_flush.rules import NineCardRules
+from feltlab.games.nine_card_flush.settle import check_colour
+
+
+def analyze(rules: NineCardRules, progress: Progress | None) -> ParSheet:
+    return analysis.analyze(rules, progress)
+
+
+def advice_inputs(rules: NineCardRules, cards: str, community: str | None, colour: str | None,
+                  bets: str | None) -> AdviceInputs:
+    """The 3 community cards and the colour: the decision comes before the player's cards
+    (the cards may be given as ``cards`` or as ``community``)."""
+    player, shared = parse_cards(cards), parse_cards(community or "")
+    if community is None:
+        player, shared = (), player
+    ensure_count(player, 0, "player (the decision comes before the player's cards)")
+    ensure_count(shared, 3, "community")
+    return AdviceInputs((), shared, check_colour(colour or "red"))
+
+
+def advise(rules: NineCardRules, inputs: AdviceInputs, dead: Sequence[Card],
+           seen: Sequence[Card]) -> Advice:
+    return analysis.advise(rules, inputs.community, inputs.colour or "red", dead, seen)
+
+
+def parse_strategy(text: str, origin: str) -> NineStrategy:
+    return parse_nine_strategy(text)
+
+
+def evaluate_strategy(rules: NineCardRules, strategy: object) -> WagerAnalysis:
+    if not isinstance(strategy, NineStrategy):
+        raise ValueError(f"a {type(strategy).__name__} is not a strategy for {rules.id}")
+    return analysis.evaluate_strategy(rules, strategy)
+
+
+def capped_returns(rules: NineCardRules, bets: Mapping[str, int]) -> dict[str, Fraction]:
+    return analysis.capped_returns(rules, bets)

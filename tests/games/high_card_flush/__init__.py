@@ -1,0 +1,1 @@
+"""Tests of feltlab.games.high_card_flush."""

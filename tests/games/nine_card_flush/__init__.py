@@ -1,0 +1,1 @@
+"""Tests of feltlab.games.nine_card_flush."""

@@ -17,10 +17,10 @@ A family groups what it knows in facets, each a protocol below:
 * :class:`Words` (``family.words``): names, rules-card lines, pay tables, hand views,
   the dealer's procedure, trainer hands and the terminal's prompts.
 
-The facets that load compiled code (math, kernel, protection) are imported when first
-used, so that a command pays only for what it runs. The families ship rule sets as
-``rulesets/ID.toml`` and strategy cards as ``strategies/ID.toml`` in their folder; the
-registry (:mod:`feltlab.core.registry`) finds both.
+A family's facets are imported when first used, so that a command pays only for what it
+runs (:class:`PackagedFamily` finds them in the family's folder by name). The families
+ship rule sets as ``rulesets/ID.toml`` and strategy cards as ``strategies/ID.toml`` in
+their folder; the registry (:mod:`feltlab.core.registry`) finds both.
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from importlib import import_module, resources
 from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
@@ -385,6 +386,50 @@ class GameFamily(Protocol):
 
     @property
     def protection(self) -> ProtectionModel[Any]: ...
+
+
+class PackagedFamily:
+    """A family laid out by the convention of feltlab's own: its facets are modules of one
+    package, found by name and imported when first asked for (``engine.steps``,
+    ``words.words``, the ``exact`` and ``kernel`` modules, ``protection.protection``), and
+    its folder is the package's. A family subclasses this, sets the class attributes of
+    :class:`GameFamily` that are data (game, title, position, rules_model, wager_titles,
+    strategy_keys) and is made with its package's name."""
+
+    def __init__(self, package: str) -> None:
+        self.package = package
+
+    def _module(self, name: str) -> Any:
+        return import_module(f"{self.package}.{name}")
+
+    @property
+    def folder(self) -> Traversable:
+        return resources.files(self.package)
+
+    @property
+    def engine(self) -> EngineSteps[Any]:
+        steps: EngineSteps[Any] = self._module("engine").steps
+        return steps
+
+    @property
+    def words(self) -> Words[Any]:
+        words: Words[Any] = self._module("words").words
+        return words
+
+    @property
+    def math(self) -> ExactMath[Any]:
+        math: ExactMath[Any] = self._module("exact")
+        return math
+
+    @property
+    def kernel(self) -> SimulationKernel[Any]:
+        kernel: SimulationKernel[Any] = self._module("kernel")
+        return kernel
+
+    @property
+    def protection(self) -> ProtectionModel[Any]:
+        protection: ProtectionModel[Any] = self._module("protection").protection
+        return protection
 
 
 def family_of(rules: Rules) -> GameFamily:

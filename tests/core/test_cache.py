@@ -160,3 +160,24 @@ def test_flush_cells_from_the_cache_equal_a_fresh_count() -> None:
     again = flush_analysis.analyze(rules)  # reads them
     assert first == again
     assert [w.house_edge for w in again.wagers] == [w.house_edge for w in first.wagers]
+
+
+def test_every_source_of_the_package_names_the_cache_folder() -> None:
+    """An edit anywhere in feltlab (a game's kernel, the simulator) starts a new folder,
+    not only an edit of the core where the cache module sits."""
+    import feltlab
+
+    assert cache.code_version() == feltlab.source_digest(Path(feltlab.__file__).parent)
+
+
+def test_a_family_apart_from_feltlab_has_a_version_of_its_own(tmp_path: Path) -> None:
+    """What a family installed apart from feltlab derives and compiles is kept per
+    version of its own code (its edits do not change feltlab's code version)."""
+    from types import SimpleNamespace
+
+    (tmp_path / "kernel.py").write_text("ROUND = 1\n", "utf-8")
+    family = SimpleNamespace(folder=tmp_path)
+    before = cache.family_version(family)  # type: ignore[arg-type]
+    (tmp_path / "kernel.py").write_text("ROUND = 2\n", "utf-8")
+    cache._folder_digest.cache_clear()
+    assert cache.family_version(family) != before  # type: ignore[arg-type]

@@ -40,13 +40,16 @@ import tempfile
 from collections.abc import Callable, Mapping
 from fractions import Fraction
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
 import numpy.typing as npt
 
 from feltlab import source_digest
 from feltlab.core.paths import user_cache_dir
+
+if TYPE_CHECKING:
+    from feltlab.core.family import GameFamily
 
 FORMAT: Final = 1
 MAGIC: Final = b"feltlab-derived-data\n"
@@ -60,7 +63,20 @@ Notice = Callable[[str], None]
 @functools.cache
 def code_version() -> str:
     """A hash of every source file of the package (16 hex digits), as Numba's cache."""
-    return source_digest(Path(__file__).parent)
+    return source_digest(Path(__file__).parents[1])
+
+
+@functools.cache
+def _folder_digest(folder: str) -> str:
+    return source_digest(Path(folder))
+
+
+def family_version(family: GameFamily) -> str:
+    """A hash of the sources in a game family's folder: what it derives and compiles is
+    kept per version of its code, also for a family installed apart from feltlab (whose
+    edits do not change :func:`code_version`)."""
+    folder = Path(str(family.folder))
+    return _folder_digest(str(folder)) if folder.is_dir() else ""
 
 
 def enabled() -> bool:

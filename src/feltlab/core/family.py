@@ -56,8 +56,11 @@ class EngineSteps(Protocol[R]):
 
     @property
     def decision(self) -> type[Action]:
-        """The action a hand plays on with (``Raise``, ``Play`` or ``Bet``); ``Fold`` is
-        every game's other choice."""
+        """The action a hand plays on with: ``Raise`` (an amount from a range), ``Play``
+        (a stake the rules fix) or ``Bet`` (one of a few amounts); ``Fold`` is every
+        game's other choice. These are the decisions the engine's action log, API v1 and
+        the faces know: a game with another kind of decision adds it to
+        :mod:`feltlab.core.engine` first."""
 
     @property
     def colours(self) -> tuple[str, ...]:
@@ -83,7 +86,8 @@ class EngineSteps(Protocol[R]):
         """What a decision puts on the table (0 for a fold)."""
 
     def legal_amounts(self, state: HandState, seat: int) -> Sequence[int]:
-        """The stakes the decision may take now, smallest first (empty: fold only)."""
+        """The stakes the decision may take now, smallest first (empty: fold only); a
+        game that raises gives a ``range`` (a raise may be any amount of it)."""
 
     def reveal(self, state: HandState) -> None:
         """The dealer's next reveal; moves the state to its next phase."""
@@ -118,7 +122,9 @@ class ExactMath(Protocol[R]):
 
     def advise(self, rules: R, inputs: AdviceInputs, dead: Sequence[Card],
                seen: Sequence[Card]) -> Advice:
-        """The exact EV of every option open to one hand (see :func:`feltlab.analysis.advise`)."""
+        """The exact EV of every option open to one hand (see :func:`feltlab.analysis.advise`);
+        the family's words turn each option's name into a button and an action
+        (:meth:`Words.option_action`)."""
 
     def parse_strategy(self, text: str, origin: str) -> object:
         """A strategy file's content (``ValueError`` naming the field)."""
@@ -270,6 +276,10 @@ class Words(Protocol[R]):
     def drill_hand(self, rules: R, deck: Sequence[Card], randbelow: Callable[[int], int]
                    ) -> dict[str, Any]:
         """A random decision for the strategy trainer, from a shuffled deck."""
+
+    def option_action(self, option: str, ante: int) -> tuple[str, dict[str, Any]]:
+        """One of the advisor's options (as :meth:`ExactMath.advise` names it) as a
+        button's label and API v1's action at this ante."""
 
     @property
     def advice_takes_bets(self) -> bool:

@@ -29,7 +29,7 @@ import tomllib
 from collections.abc import Mapping
 from functools import cached_property
 from pathlib import Path
-from typing import Annotated, Any, Final, TypeVar
+from typing import Annotated, Any, Final, Self, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
@@ -182,6 +182,20 @@ class Rules(BaseModel):
         alike when their fingerprints are equal."""
         return hashlib.sha256(canonical_content(self).encode("utf-8")).hexdigest()
 
+    def model_copy(self, *, update: Mapping[str, Any] | None = None,
+                   deep: bool = False) -> Self:
+        """A copy (with ``update``'s fields changed) whose fingerprint is its own: the
+        cached fingerprint of the original is not carried over.
+
+        >>> rules = load_rules("nh-flush-poker")
+        >>> capped = rules.model_copy(update={"max_aggregate_payout": 20})
+        >>> capped.fingerprint == rules.fingerprint, capped.modified
+        (False, True)
+        """
+        copy = super().model_copy(update=update, deep=deep)
+        copy.__dict__.pop("fingerprint", None)
+        return copy
+
     @property
     def modified(self) -> bool:
         """True when the rule set reuses a built-in id with other content."""
@@ -274,16 +288,17 @@ def builtin_fingerprint(rules_id: str) -> str:
     return load_builtin(rules_id).fingerprint
 
 
-_BUILTINS: dict[str, Rules] = {}
+_BUILTINS: dict[str, tuple[object, Rules]] = {}
 
 
 def load_builtin(rules_id: str) -> Rules:
-    """A built-in rule set by id (read and validated once)."""
-    found = _BUILTINS.get(rules_id)
-    if found is None:
+    """A built-in rule set by id (read and validated once for the family shipping it)."""
+    shipper = registry.family_of_rule_set(rules_id)
+    kept = _BUILTINS.get(rules_id)
+    if kept is None or kept[0] is not shipper:
         text = registry.builtin_text(rules_id)
-        found = _BUILTINS[rules_id] = parse_rules(text, f"{rules_id}.toml")
-    return found
+        kept = _BUILTINS[rules_id] = (shipper, parse_rules(text, f"{rules_id}.toml"))
+    return kept[1]
 
 
 def load_rules(id_or_path: str | Path) -> Rules:

@@ -12,7 +12,6 @@ game family's words (:class:`~feltlab.core.family.Words`); nothing here decides 
 
 from __future__ import annotations
 
-from functools import cache
 from typing import Any
 
 from feltlab.core.family import family_of, wager_title
@@ -61,10 +60,22 @@ def wagers(rules: Rules) -> list[dict[str, Any]]:
             for name, limit in rules.limits.items()]
 
 
-@cache
 def rule_card(rules_id: str) -> dict[str, Any]:
-    """Everything a page shows about one built-in rule set."""
-    rules = load_rules(rules_id)
+    """Everything a page shows about one built-in rule set (made once per content)."""
+    return _card(load_rules(rules_id))
+
+
+_CARDS: dict[str, dict[str, Any]] = {}
+
+
+def _card(rules: Rules) -> dict[str, Any]:
+    found = _CARDS.get(rules.fingerprint)
+    if found is None:
+        found = _CARDS[rules.fingerprint] = _make_card(rules)
+    return found
+
+
+def _make_card(rules: Rules) -> dict[str, Any]:
     family = family_of(rules)
     words = family.words
     decision_wagers = words.decision_wagers(rules)

@@ -42,34 +42,19 @@ class TrainerError(ValueError):
     """A hand or answer the trainers cannot take; the message says what is wrong."""
 
 
-def option_action(option: str, ante: int) -> tuple[str, dict[str, Any]]:
-    """The advisor's option name as a button label and the API's action.
-
-    >>> option_action("raise 2x", 5)
-    ('Raise 2x', {'action': 'raise', 'amount': 10})
-    >>> option_action("3x", 2)
-    ('Bet 3x', {'action': 'bet', 'amount': 6})
-    """
-    if option in ("fold", "play"):
-        return option.capitalize(), {"action": option}
-    if option.startswith("raise "):
-        multiple = int(option.removeprefix("raise ").removesuffix("x"))
-        return f"Raise {multiple}x", {"action": "raise", "amount": multiple * ante}
-    multiple = int(option.removesuffix("x"))
-    return f"Bet {multiple}x", {"action": "bet", "amount": multiple * ante}
-
-
 def _same_action(left: Mapping[str, Any], right: Mapping[str, Any]) -> bool:
     return (left.get("action"), left.get("amount")) == (right.get("action"), right.get("amount"))
 
 
 def advice_json(advice: Advice, ante: int, chosen: Mapping[str, Any] | None
                 ) -> dict[str, Any]:
-    """The advice with button labels, API actions and, for a choice, its verdict."""
+    """The advice with button labels, API actions (the game's words name them) and, for
+    a choice, its verdict."""
+    words = family_of(load_rules(advice.rules_id)).words
     options: list[dict[str, Any]] = []
     values: dict[str, Fraction] = {}
     for item in advice.options:
-        label, action = option_action(item.option, ante)
+        label, action = words.option_action(item.option, ante)
         values[label] = item.ev
         options.append({"option": item.option, "label": label, "action": action,
                         "ev": float(item.ev), "ev_exact": str(item.ev),

@@ -53,7 +53,7 @@ class Setup:
     @property
     def kernels(self) -> Kernels:
         """The compiled loops around the game's round."""
-        return kernels_for(self.rules.game, self.kernel)
+        return kernels_for(family_of(self.rules))
 
     @property
     def cards(self) -> int:

@@ -21,7 +21,8 @@ from typing import Any, Final
 import numba as nb
 import numpy as np
 
-from feltlab.core.family import SimulationKernel
+from feltlab.core.cache import family_version
+from feltlab.core.family import GameFamily
 from feltlab.core.rng import Deck, State, draw_cards, draw_only, stream_state
 from feltlab.core.simkit import (
     COUNTERS,
@@ -231,12 +232,14 @@ def _copy(template: Callable[..., Any], tag: str, **names: Any) -> Callable[...,
     return copy
 
 
-def kernels_for(game: str, kernel: SimulationKernel[Any]) -> Kernels:
-    """The compiled loops around ``kernel.play`` (built once per process and game, and
-    compiled on first call, or loaded from Numba's cache)."""
-    key = (game, id(kernel.play))
+def kernels_for(family: GameFamily) -> Kernels:
+    """The compiled loops around the family's ``kernel.play`` (built once per process and
+    game, and compiled on first call, or loaded from Numba's cache, where each version of
+    the family's code has its own entries)."""
+    kernel = family.kernel
+    key = (family.game, id(kernel.play))
     if key not in _built:
-        tag = game.replace("-", "_")
+        tag = f"{family.game.replace('-', '_')}_{family_version(family)}"
         rounds = nb.njit(cache=True)(_copy(_rounds, tag, PLAY=kernel.play))
         run_chunk = nb.njit(cache=True)(_copy(_run_chunk, tag, ROUNDS=rounds))
         chunks = nb.njit(cache=True, parallel=True)(

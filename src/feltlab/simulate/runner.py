@@ -94,7 +94,7 @@ STRATEGY_ARRAYS: Final = ("table", "table2", "table3", "keys", "values")
 def optimal_strategy(rules: Rules) -> Strategy:
     """The analysis's optimal strategy as arrays: derived once per rule set (fingerprint)
     and kept in the derived-data cache (:mod:`feltlab.core.cache`)."""
-    key = rules.fingerprint
+    key = f"{rules.fingerprint}-{cache.family_version(family_of(rules))}"
     if key not in _OPTIMAL:
         def build() -> dict[str, Any]:
             with step("preparing the optimal strategy", note=cache.kept()):
@@ -113,7 +113,8 @@ def exact_edges(rules: Rules, strategy: Strategy, mistake_threshold: int,
     and the strategy card (a strategy file is derived again each run)."""
     if not strategy.optimal and strategy.name != "simple":
         return derive_exact_edges(rules, strategy, mistake_threshold, stakes)
-    key = json.dumps([rules.fingerprint, strategy.name, strategy.optimal, mistake_threshold,
+    key = json.dumps([rules.fingerprint, cache.family_version(family_of(rules)), strategy.name,
+                      strategy.optimal, mistake_threshold,
                       sorted(stakes.items())])
 
     def build() -> dict[str, Any]:

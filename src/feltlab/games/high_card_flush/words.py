@@ -247,6 +247,17 @@ class FlushWords(Words[FlushRules]):
                    randbelow: Callable[[int], int]) -> dict[str, Any]:
         return {"player": format_cards(deck[:7]), "community": "", "colour": None, "bets": []}
 
+    def option_action(self, option: str, ante: int) -> tuple[str, dict[str, Any]]:
+        """The advisor's ``fold`` or ``raise Nx`` as a button and an action.
+
+        >>> words.option_action("raise 2x", 5)
+        ('Raise 2x', {'action': 'raise', 'amount': 10})
+        """
+        if option == "fold":
+            return "Fold", {"action": "fold"}
+        multiple = int(option.removeprefix("raise ").removesuffix("x"))
+        return f"Raise {multiple}x", {"action": "raise", "amount": multiple * ante}
+
     # the rules document ----------------------------------------------------------------
 
     def document_intro(self) -> list[str]:

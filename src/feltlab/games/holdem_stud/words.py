@@ -168,6 +168,17 @@ class StudWords(Words[HoldemStudRules]):
                 "colour": None,
                 "bets": [1 + randbelow(rules.max_street_multiple) for _ in range(street)]}
 
+    def option_action(self, option: str, ante: int) -> tuple[str, dict[str, Any]]:
+        """The advisor's ``fold`` or a street bet of ``Nx`` as a button and an action.
+
+        >>> words.option_action("3x", 2)
+        ('Bet 3x', {'action': 'bet', 'amount': 6})
+        """
+        if option == "fold":
+            return "Fold", {"action": "fold"}
+        multiple = int(option.removesuffix("x"))
+        return f"Bet {multiple}x", {"action": "bet", "amount": multiple * ante}
+
     # the rules document ----------------------------------------------------------------
 
     def document_intro(self) -> list[str]:

@@ -138,6 +138,10 @@ class NineWords(Words[NineCardRules]):
         return {"player": "", "community": format_cards(deck[:3]),
                 "colour": COLOURS[randbelow(len(COLOURS))], "bets": []}
 
+    def option_action(self, option: str, ante: int) -> tuple[str, dict[str, Any]]:
+        """The advisor's ``fold`` or ``play`` as a button and an action."""
+        return option.capitalize(), {"action": option}
+
     # the rules document ----------------------------------------------------------------
 
     def document_intro(self) -> list[str]:

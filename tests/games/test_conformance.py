@@ -1,0 +1,414 @@
+"""One conformance suite for every registered game family: the three installed families
+and the toy of ``tests/games/toy``, each rule set through the same checks, written only
+against the :class:`~feltlab.core.family.GameFamily` protocol and the generic code above
+it. A new family passes them or says, by failing, which promise it breaks.
+
+Randomness is seeded (``random.Random`` by rule-set id), so every run checks the same
+rounds.
+"""
+
+from __future__ import annotations
+
+import inspect
+import io
+import json
+import random
+import re
+from collections.abc import Callable
+from fractions import Fraction
+from pathlib import Path
+from typing import Any, TypeVar
+
+import pytest
+from rich.console import Console
+
+from feltlab.analysis import (
+    advice_inputs,
+    advise,
+    capped_returns,
+    evaluate_strategy,
+    load_strategy_file,
+)
+from feltlab.analysis.sheets import sheet_for
+from feltlab.cli.play import PlaySession, deck_source
+from feltlab.cli.rulescard import rules_card
+from feltlab.core import registry
+from feltlab.core.cards import full_deck
+from feltlab.core.engine import (
+    Action,
+    ActionError,
+    Bet,
+    ChooseColour,
+    Deal,
+    Fold,
+    HandState,
+    Phase,
+    PlaceWager,
+    Play,
+    Raise,
+    Reveal,
+    Settle,
+    action_from_json,
+    action_to_json,
+)
+from feltlab.core.family import (
+    EngineSteps,
+    ExactMath,
+    ProtectionModel,
+    SimulationKernel,
+    Words,
+    family_of,
+)
+from feltlab.core.payout import settle_request
+from feltlab.core.protection import Case
+from feltlab.core.rules import Rules, canonical_content, load_rules, parse_rules
+from feltlab.present.catalogue import rule_card
+from feltlab.present.display import hand_view, settlement_rows
+from feltlab.present.rulesdoc import rule_set_section, rules_document
+from feltlab.present.trainer import advice_json, check_payouts, dealer_round
+from feltlab.protect.cases import check_case, default_cases, evaluate_case, house_edge
+from feltlab.simulate.runner import load_strategy, prepare, simulate
+from games.toy.family import family as toy
+
+T = TypeVar("T")
+pytestmark = [pytest.mark.usefixtures("toy_family"), pytest.mark.filterwarnings(
+    "ignore::numba.core.errors.NumbaExperimentalFeatureWarning")]
+
+
+def with_toy(read: Callable[[], T]) -> T:
+    """``read()`` while the toy is registered (the parameters are read at collection,
+    before any fixture runs)."""
+    registry.register(toy)
+    try:
+        return read()
+    finally:
+        registry.unregister(toy.game)
+
+
+GAMES = with_toy(registry.game_names)
+RULE_SETS = with_toy(registry.builtin_ids)
+ROUNDS = 40
+"""Random rounds per rule set and table size."""
+SIMULATED = 1 << 18
+"""Rounds the simulator deals per rule set."""
+ROUND_ARGUMENTS = ["deck", "seats", "p", "table", "table2", "table3", "keys", "values", "state",
+                   "nets", "counters"]
+"""What the simulator's loops pass a family's compiled round (:mod:`feltlab.simulate.kernel`)."""
+API_ACTIONS = ("fold", "raise", "play", "bet")
+"""API v1's decision names (``ActionRequest``)."""
+
+
+def test_every_family_is_here() -> None:
+    assert {"high-card-flush", "nine-card-flush", "holdem-stud", toy.game} <= set(GAMES)
+
+
+# --- the protocol ----------------------------------------------------------------------------
+
+def _members(protocol: type) -> list[str]:
+    return [name for name in vars(protocol) if not name.startswith("_")]
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_family_has_every_facet(game: str) -> None:
+    family = registry.family(game)
+    assert family.game == game and family.title
+    facets: list[tuple[object, type]] = [
+        (family.engine, EngineSteps), (family.words, Words), (family.math, ExactMath),
+        (family.kernel, SimulationKernel), (family.protection, ProtectionModel)]
+    for facet, protocol in facets:
+        missing = [name for name in _members(protocol) if not hasattr(facet, name)]
+        assert not missing, f"{game}'s {protocol.__name__} lacks {missing}"
+    assert family.engine.decision in (Raise, Play, Bet)
+    assert {"rules", "wagers"} <= family.engine.payout_fields
+    assert family.kernel.WAGERS[-1] == "total"
+    play: Any = family.kernel.play  # inlined into the simulator's loops by the kernel factory
+    assert play.targetoptions.get("inline") == "always"
+    assert list(inspect.signature(play.py_func).parameters) == ROUND_ARGUMENTS
+    assert family.strategy_keys
+    assert (family.folder / "rulesets").is_dir()
+    ids = [rules_id for rules_id in RULE_SETS if registry.family_of_rule_set(rules_id) is family]
+    assert ids, f"{game} ships no rule set"
+
+
+# --- rule sets -------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("rules_id", RULE_SETS)
+def test_rule_set_loads_with_a_stable_fingerprint(rules_id: str) -> None:
+    rules = load_rules(rules_id)
+    family = registry.family_of_rule_set(rules_id)
+    assert family_of(rules) is family and isinstance(rules, family.rules_model)
+    assert rules.game == family.game and rules.main_wager in rules.required_wagers
+    assert not rules.modified and rules.label == rules_id
+    text = registry.builtin_text(rules_id)
+    # The fingerprint hashes the content, not the file: comments and blank lines aside.
+    bare = "\n".join(line for line in text.splitlines()
+                     if line.strip() and not line.lstrip().startswith("#"))
+    for again in (parse_rules(text, "again.toml"), parse_rules(bare, "bare.toml"),
+                  load_rules(Path(str(registry.builtin_file(rules_id))))):
+        assert again.fingerprint == rules.fingerprint
+    assert re.fullmatch("[0-9a-f]{64}", rules.fingerprint)
+    assert canonical_content(rules).startswith("feltlab-rules-1\n")
+    renamed = type(rules).model_validate({**rules.model_dump(mode="json"),
+                                          "name": rules.name + " (renamed)"})
+    assert renamed.fingerprint != rules.fingerprint and renamed.modified
+
+
+# --- rounds through the engine ---------------------------------------------------------------
+
+def _amount(rng: random.Random, low: int, high: int) -> int:
+    """A stake at a limit or between them."""
+    return rng.choice([low, high, rng.randint(low, high)])
+
+
+def _place_wagers(state: HandState, rng: random.Random, seat: int, main: bool) -> None:
+    """Wagers at and between their limits (with ``main`` false, optional ones only, as a
+    seat that will not play); a colour where the game has them."""
+    rules = state.rules
+    colours = state.steps.colours
+    if colours:
+        state.apply(ChooseColour(seat, rng.choice(colours)))
+    wagers = {name: _amount(rng, limit.min, limit.max) for name, limit in rules.limits.items()
+              if (name in rules.required_wagers) == main or (main and rng.random() < 0.5)}
+    placed = list(rules.matched_stakes(wagers).items())
+    rng.shuffle(placed)
+    for name, amount in placed:
+        state.apply(PlaceWager(seat, name, amount))
+
+
+def api_action(seat: int, option: dict[str, Any]) -> Action:
+    """The engine's action for an API v1 decision (``{"action": "raise", "amount": 10}``)."""
+    kind = option["action"]
+    if kind in ("fold", "play"):
+        return Fold(seat) if kind == "fold" else Play(seat)
+    return Raise(seat, option["amount"]) if kind == "raise" else Bet(seat, option["amount"])
+
+
+def _check_options(state: HandState, seat: int) -> None:
+    """API v1's options are the engine's legal decisions."""
+    legal = list(state.legal_amounts(seat))
+    assert legal == sorted(legal) and all(amount > 0 for amount in legal)
+    options, raise_range = state.steps.options_json(state, seat)
+    assert options[0] == {"action": "fold"}
+    for option in options[1:]:
+        action = api_action(seat, option)
+        assert state.can(action), option
+        assert state.stake_of(action) in legal
+    if raise_range is not None:
+        assert (raise_range["min"], raise_range["max"]) == (legal[0], legal[-1])
+
+
+def play_round(rules: Rules, rng: random.Random, seats: int) -> HandState:
+    """A round for ``seats`` seats chosen at random, with random wagers and random legal
+    decisions, played to the end."""
+    state = HandState(rules, rng.sample(full_deck(), 52))
+    chosen = sorted(rng.sample(range(1, rules.seats + 1), seats))
+    for seat in chosen:
+        _place_wagers(state, rng, seat, main=True)
+    spare = sorted(set(range(1, rules.seats + 1)) - set(chosen))
+    if spare and rules.optional_wagers:  # a seat with optional wagers only does not play
+        _place_wagers(state, rng, spare[0], main=False)
+    state.apply(Deal())
+    assert state.active_seats == chosen
+    while state.phase is not Phase.COMPLETE:
+        before = (state.phase, state.to_act, len(state.log))
+        with pytest.raises(ActionError):  # a refused action changes nothing
+            state.apply(Deal())
+        assert (state.phase, state.to_act, len(state.log)) == before
+        if state.phase is Phase.DECISIONS:
+            seat = state.to_act
+            assert seat is not None
+            _check_options(state, seat)
+            legal = list(state.legal_amounts(seat))
+            amount = 0 if not legal or rng.random() < 0.25 else rng.choice(
+                [legal[0], legal[-1], rng.choice(legal)])
+            action = state.decision_action(seat, amount)
+            assert state.stake_of(action) == amount
+            state.apply(action)
+        else:
+            state.apply(Reveal() if state.phase is Phase.REVEAL else Settle())
+    return state
+
+
+def _outcome(state: HandState) -> list[Any]:
+    return [state.phase, state.dealer_cards, state.community,
+            {seat: (hand.cards, hand.decisions, hand.settlement)
+             for seat, hand in state.seats.items()}]
+
+
+@pytest.mark.parametrize("rules_id", RULE_SETS)
+def test_random_rounds_settle_like_the_payout_calculator(rules_id: str) -> None:
+    rules = load_rules(rules_id)
+    rng = random.Random(rules_id)
+    steps = family_of(rules).engine
+    for seats in sorted({1, 2, rules.seats}):
+        for _ in range(ROUNDS):
+            state = play_round(rules, rng, seats)
+            for seat in state.active_seats:
+                hand = state.seats[seat]
+                assert hand.settlement is not None
+                request = json.loads(json.dumps(steps.payout_request(state, seat)))
+                answer = settle_request(request)
+                assert answer == json.loads(json.dumps(
+                    {**rules.identity(), **hand.settlement.as_json()}))
+                stakes = steps.request_stakes(request)
+                assert all(stakes.get(name, 0) > 0 for name in hand.settlement.results)
+                assert sum(stakes.values()) == sum(hand.wagers.values()) + sum(hand.decisions)
+            assert _outcome(HandState.replay(rules, state.deck, state.log)) == _outcome(state)
+            stored = [json.loads(json.dumps(action_to_json(action))) for action in state.log]
+            replayed = HandState.replay(rules, state.deck, map(action_from_json, stored))
+            assert _outcome(replayed) == _outcome(state)
+
+
+# --- exact math, the simulator and the advisor -----------------------------------------------
+
+@pytest.mark.parametrize("rules_id", RULE_SETS)
+def test_par_sheet_adds_up_and_agrees_with_protection(rules_id: str) -> None:
+    rules = load_rules(rules_id)
+    sheet = sheet_for(rules)
+    assert (sheet.rules_id, sheet.fingerprint) == (rules.id, rules.fingerprint)
+    main = sheet.wagers[0]
+    assert main.name == rules.main_wager and main.decisions
+    for wager in sheet.wagers:
+        assert wager.name in rules.limits
+        assert sum(line.count for line in wager.lines) == wager.total
+        assert sum((wager.probability(line) for line in wager.lines), Fraction(0)) == 1
+        assert 0 <= wager.hit_frequency <= 1
+    assert main.house_edge == house_edge(rules) == family_of(rules).protection.house_edge(rules)
+    card = sheet.strategy_card
+    assert card is not None and card.optimal_house_edge == main.house_edge <= card.house_edge
+    json.dumps(sheet.to_json())
+    edges = capped_returns(rules, {name: limit.min for name, limit in rules.limits.items()})
+    assert set(rules.limits) | {"total"} == set(edges)
+
+
+@pytest.mark.parametrize("rules_id", RULE_SETS)
+def test_shipped_strategy_card_is_no_better_than_optimal(rules_id: str) -> None:
+    rules = load_rules(rules_id)
+    shipped = registry.strategy_file(rules_id)
+    if shipped is None:
+        pytest.skip(f"{rules_id} ships no strategy card")
+    path = Path(str(shipped))
+    edge = evaluate_strategy(rules, load_strategy_file(rules, path)).house_edge
+    assert edge >= sheet_for(rules).wagers[0].house_edge
+    family_of(rules).kernel.check_strategy(rules, load_strategy(rules, str(path)))
+
+
+@pytest.mark.parametrize("rules_id", RULE_SETS)
+def test_simulator_agrees_with_every_exact_edge(rules_id: str) -> None:
+    rules = load_rules(rules_id)
+    setup = prepare(rules, seats=min(2, rules.seats))
+    assert rules.main_wager in setup.exact and "total" in setup.exact
+    result = simulate(setup, SIMULATED, seed=11)
+    checked = [wager for wager in result.wagers if wager.exact is not None]
+    assert {wager.name for wager in checked} == set(setup.exact)
+    for wager in checked:
+        assert wager.z_score is not None and abs(wager.z_score) < 5, wager
+    kernel = family_of(rules).kernel
+    assert kernel.cards_per_round(3) == family_of(rules).engine.cards_needed(rules, 3)
+
+
+@pytest.mark.parametrize("rules_id", RULE_SETS)
+def test_advisor_best_option_has_the_largest_ev(rules_id: str) -> None:
+    rules = load_rules(rules_id)
+    rng = random.Random(rules_id)
+    words = family_of(rules).words
+    for _ in range(3):
+        hand = words.drill_hand(rules, rng.sample(full_deck(), 52), rng.randrange)
+        bets = ",".join(str(bet) for bet in hand["bets"]) or None
+        inputs = advice_inputs(rules, hand["player"], hand["community"] or None,
+                               hand["colour"], bets)
+        advice = advise(rules, inputs.player, inputs.community, inputs.colour, inputs.bets)
+        values = {option.option: option.ev for option in advice.options}
+        assert values[advice.best] == max(values.values())
+        answer = advice_json(advice, 2, None)  # the trainer's buttons and API actions
+        assert all(option["action"]["action"] in API_ACTIONS for option in answer["options"])
+
+
+# --- words -------------------------------------------------------------------------------------
+
+def _round_json(state: HandState, seat: int) -> dict[str, Any]:
+    """A complete round as API v1 shows it to ``seat`` (the fields the pages read)."""
+    hand = state.seats[seat]
+    assert hand.settlement is not None
+    return {"wagers": dict(hand.wagers), "decisions": list(hand.decisions),
+            "results": dict(hand.settlement.results), "settlement": hand.settlement.as_json(),
+            "payout_request": state.steps.payout_request(state, seat)}
+
+
+@pytest.mark.parametrize("rules_id", RULE_SETS)
+def test_words_render(rules_id: str) -> None:
+    rules = load_rules(rules_id)
+    family = family_of(rules)
+    words = family.words
+    card = rule_card(rules_id)
+    json.dumps(card)
+    assert card["game"] == family.game and card["lines"] and card["procedure"]
+    assert card["decisions"][0] == {"label": "Fold", "action": "fold"}
+    assert {decision["action"] for decision in card["decisions"]} <= set(API_ACTIONS)
+    dealt = sum(step["count"] * (3 if step["per_seat"] else 1) for step in card["deal"])
+    assert dealt == family.engine.cards_needed(rules, 3)  # the layout is what is dealt
+    assert set(card["titles"]) >= set(rules.limits)
+    section = rule_set_section(rules)
+    assert rules.fingerprint in section and rules.name in section
+    assert f"## {family.title}" in rules_document([rules])
+    Console(file=io.StringIO(), width=100).print(rules_card(rules))
+    rng = random.Random(rules_id)
+    for _ in range(10):
+        state = play_round(rules, rng, 1)
+        seat = state.active_seats[0]
+        hand = state.seats[seat]
+        assert hand.settlement is not None
+        cards = {"player": [str(card) for card in hand.cards],
+                 "dealer": [str(card) for card in state.dealer_cards],
+                 "community": [str(card) for card in state.community]}
+        json.dumps(hand_view(rules_id, cards, hand.colour))
+        rows = settlement_rows(rules_id, _round_json(state, seat))
+        assert [row["wager"] for row in rows] == list(hand.settlement.results)
+        for name in hand.settlement.results:
+            for brief in (False, True):
+                on = words.settled_on(rules, hand.settlement.details, name, hand.folded, brief)
+                assert isinstance(on, str)
+    trainee = dealer_round(rules_id)  # the dealer trainer's round, paid right
+    answers = settle_request(trainee["request"])["results"]
+    assert check_payouts(trainee["request"], answers)["right"] == len(answers)
+
+
+@pytest.mark.parametrize("rules_id", RULE_SETS)
+def test_terminal_session(rules_id: str) -> None:
+    """A scripted session: default wagers, the rules card, a refused answer, then each
+    game's words for playing on tried in turn (an answer another prompt refuses is asked
+    again), three times; then quit."""
+    rules = load_rules(rules_id)
+    prompts = len(rules.limits) + (1 if family_of(rules).engine.colours else 0)
+    block = ["" for _ in range(prompts)] + ["?", "nonsense", "r", "b", "play", "f"]
+    script = io.StringIO("\n".join(block * 3 + ["q"]) + "\n")
+    out = Console(file=io.StringIO(), width=120)
+    session = PlaySession(rules, out, script, new_deck=deck_source(5))
+    session.run()
+    text = out.file.getvalue()  # type: ignore[attr-defined]
+    assert session.hands_played >= 2
+    assert "Not allowed: 'nonsense' is not a choice" in text
+    assert rules.name in text and "Session over" in text
+    totals = [hand.seats[1].settlement.total for hand in session.hands
+              if hand.seats[1].settlement is not None]
+    assert len(totals) == session.hands_played
+    assert session.bankroll == 1000 + sum(totals)
+    assert any(any(hand.seats[1].decisions) for hand in session.hands)  # one played on
+
+
+# --- protection --------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("rules_id", RULE_SETS)
+def test_protection_baseline_is_the_exact_house_edge(rules_id: str) -> None:
+    rules = load_rules(rules_id)
+    model = family_of(rules).protection
+    baseline = evaluate_case(rules, Case(), model.default_deals, 0)
+    assert baseline.exact and baseline.player_edge == -house_edge(rules)
+    leaks = {leak.name: leak.applies for leak in model.leaks(rules)}
+    assert set(leaks) == {"colluders", "dealer_seen", "next_seen"}
+    assert leaks["dealer_seen"] == (model.max_dealer_seen(rules) > 0)
+    assert leaks["next_seen"] == (model.max_next_seen(rules) > 0)
+    for case in default_cases(rules):
+        check_case(rules, case)
+    with pytest.raises(ValueError, match="--dealer-seen"):
+        check_case(rules, Case(1, model.max_dealer_seen(rules) + 1))

@@ -20,7 +20,7 @@ sys.path[:0] = [str(HERE.parent / "src"), str(HERE.parent / "tests")]
 from fastapi.testclient import TestClient  # noqa: E402
 from sqlalchemy import event  # noqa: E402
 
-from feltlab.server.app import create_app  # noqa: E402
+from feltlab.app import create_app  # noqa: E402
 from server.conftest import FAST_HASHING, sign_up  # noqa: E402
 from server.test_shared import make_admin  # noqa: E402
 

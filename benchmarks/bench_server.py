@@ -153,13 +153,13 @@ ADMIN_DATABASE: dict[str, str] = {}
 async def sign_in(client: httpx.AsyncClient, name: str, admin: bool = False
                   ) -> dict[str, str]:
     if admin:
-        from feltlab.server.auth import AuthSettings, create_account, password_hasher
-        from feltlab.server.db import make_engine, session_factory, transaction
+        from feltlab.server.auth import AuthSettings, password_hasher
+        from feltlab.server.services.accounts import create_admin
+        from feltlab.server.services.database import make_engine
 
         engine = make_engine(ADMIN_DATABASE["url"])
-        with transaction(session_factory(engine)) as session:
-            create_account(session, password_hasher(AuthSettings(argon2_memory_kib=1024)),
-                           name, "bench-password", role="admin")
+        create_admin(engine, password_hasher(AuthSettings(argon2_memory_kib=1024)), name,
+                     "bench-password")
         engine.dispose()
     else:
         await client.post("/api/v1/accounts", json={"username": name,

@@ -13,8 +13,8 @@ from typing import Any
 import httpx
 from sqlalchemy import create_engine, text
 
-from feltlab.server.db import make_engine, session_factory, transaction
-from feltlab.server.rounds import load_round
+from feltlab.server.services.database import make_engine, session_factory, transaction
+from feltlab.server.services.round_log import load_round
 from feltlab.server.verify import verify_round
 from server.helpers import assert_books_balance, card_tokens
 from server.live_server import LiveServer

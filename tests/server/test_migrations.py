@@ -8,14 +8,13 @@ from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from sqlalchemy import select, text
 
-from feltlab.server.db import make_engine, normalise_url
 from feltlab.server.migrate import alembic_config, current_revision, upgrade
-from feltlab.server.models import Base, RoundSeat
-from feltlab.web import scores
+from feltlab.server.models import Base, RoundSeat, TrainerScore
+from feltlab.server.services.database import make_engine, normalise_url
 
 
 def test_migrations_match_the_models(database_url: str) -> None:
-    assert scores.TrainerScore.__table__.metadata is Base.metadata  # its table is known
+    assert TrainerScore.__table__.metadata is Base.metadata  # its table is known
     engine = make_engine(normalise_url(database_url))
     try:
         upgrade(engine)

@@ -10,10 +10,11 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import update
 
-from feltlab.server import auth, timers
+from feltlab.server import timers
 from feltlab.server.app import create_app
 from feltlab.server.clock import now
 from feltlab.server.models import Round
+from feltlab.server.services import accounts
 from server.conftest import FAST_HASHING, balances, sign_up, unique_name
 from server.helpers import assert_books_balance, card_tokens
 
@@ -22,7 +23,7 @@ def make_admin(client: TestClient) -> dict[str, str]:
     services = client.app.state.services  # type: ignore[attr-defined]
     name = unique_name("admin")
     with services.transaction() as session:
-        auth.create_account(session, services.hasher, name, "admin-password", role="admin")
+        accounts.create_account(session, services.hasher, name, "admin-password", role="admin")
     token = client.post("/api/v1/login", json={"username": name, "password": "admin-password"}
                         ).json()["token"]
     client.cookies.clear()

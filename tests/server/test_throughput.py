@@ -15,11 +15,12 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import create_engine, text
 
-from feltlab.server import ledger, notify
+from feltlab.server import notify
 from feltlab.server.api import live_ws
 from feltlab.server.app import create_app
-from feltlab.server.db import WriterLock
 from feltlab.server.live import Hub
+from feltlab.server.services import ledger
+from feltlab.server.services.database import WriterLock
 from server.conftest import FAST_HASHING, practice_table, sign_up
 from server.helpers import assert_books_balance
 from server.live_server import LiveServer

@@ -26,7 +26,7 @@ import httpx
 import pytest
 from fastapi.testclient import TestClient
 
-from feltlab.server.app import create_app
+from feltlab.app import create_app
 from feltlab.server.auth import AuthSettings
 
 _api_names = itertools.count(1)

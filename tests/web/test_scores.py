@@ -1,4 +1,4 @@
-"""Trainer scores kept on the server per player and rule set (``feltlab.web.scores``):
+"""Trainer scores kept on the server per player and rule set (``feltlab.server.services.scores``):
 the strategy trainer's verdicts and the dealer trainer's checks count when the page asks
 (``"record": true``), exactly, and only for the caller."""
 

@@ -21,9 +21,10 @@ import httpx
 import pytest
 
 from feltlab.core.rules import load_rules
-from feltlab.server.auth import AuthSettings, create_account, password_hasher
-from feltlab.server.db import make_engine, session_factory, transaction
+from feltlab.server.auth import AuthSettings, password_hasher
 from feltlab.server.fairness import combine_client_seeds
+from feltlab.server.services.accounts import create_account
+from feltlab.server.services.database import make_engine, session_factory, transaction
 from web.conftest import Server
 from web.test_browser import TIMEOUT, balance, button, enabled_decisions, shot, sign_up
 

@@ -26,7 +26,11 @@ def _fail(message: str) -> typer.Exit:
 
 
 def _database(database: str | None) -> str:
-    from feltlab.server.db import DatabaseURLError, default_database_url, normalise_url
+    from feltlab.server.services.database import (
+        DatabaseURLError,
+        default_database_url,
+        normalise_url,
+    )
 
     try:
         return normalise_url(database or default_database_url())
@@ -37,8 +41,8 @@ def _database(database: str | None) -> str:
 def _engine(url: str) -> Engine:
     from sqlalchemy.exc import SQLAlchemyError
 
-    from feltlab.server.db import make_engine
     from feltlab.server.migrate import upgrade
+    from feltlab.server.services.database import make_engine
 
     engine = make_engine(url)
     try:
@@ -79,7 +83,7 @@ def register(app: typer.Typer) -> None:
         clear_folder(metrics_folder(url))  # /metrics counts from this start
         typer.echo(f"feltlab table server on http://{host}:{port}/ (database {_shown(url)})",
                    err=True)
-        uvicorn.run("feltlab.server.asgi:create_from_environment", factory=True, host=host,
+        uvicorn.run("feltlab.app:create_from_environment", factory=True, host=host,
                     port=port, workers=workers, log_level="warning", access_log=False,
                     forwarded_allow_ips=forwarded_allow_ips)
 
@@ -106,9 +110,9 @@ def register(app: typer.Typer) -> None:
             "--password-stdin", help="Read the password from standard input.")] = False,
     ) -> None:
         """Create an admin account (the password is asked for, or read from stdin)."""
-        from feltlab.server.auth import create_account, password_hasher, settings_from_environment
-        from feltlab.server.db import session_factory, transaction
-        from feltlab.server.errors import ApiError
+        from feltlab.server.auth import password_hasher, settings_from_environment
+        from feltlab.server.errors import DomainError
+        from feltlab.server.services.accounts import create_admin
 
         engine = _engine(_database(database))
         if password_stdin or not sys.stdin.isatty():
@@ -118,10 +122,8 @@ def register(app: typer.Typer) -> None:
             if getpass.getpass("Again: ") != password:
                 raise _fail("the two passwords differ")
         try:
-            with transaction(session_factory(engine)) as session:
-                create_account(session, password_hasher(settings_from_environment()), name,
-                               password, role="admin")
-        except ApiError as error:
+            create_admin(engine, password_hasher(settings_from_environment()), name, password)
+        except DomainError as error:
             raise _fail(error.detail) from None
         typer.echo(f"admin {name} created")
 
@@ -149,12 +151,9 @@ def register(app: typer.Typer) -> None:
     @audit_app.command("verify")
     def audit_verify_command(database: Database = None) -> None:
         """Check the audit log's hash chain; exit 1 and name the first bad line if broken."""
-        from feltlab.server.audit import verify_session
-        from feltlab.server.db import session_factory, transaction
+        from feltlab.server.services.audit import verify_database
 
-        engine = _engine(_database(database))
-        with transaction(session_factory(engine)) as session:
-            report = verify_session(session)
+        report = verify_database(_engine(_database(database)))
         if report.intact:
             typer.echo(f"audit log intact: {report.lines} lines")
             return

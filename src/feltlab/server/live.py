@@ -1,6 +1,6 @@
 """Live updates: a table's watchers hear that something changed and fetch what they may
 see. In one process the hub passes the word directly; across workers on PostgreSQL it
-goes through LISTEN/NOTIFY (see :mod:`feltlab.server.app`)."""
+goes through LISTEN/NOTIFY (see :mod:`feltlab.server.notify`)."""
 
 from __future__ import annotations
 

@@ -216,6 +216,28 @@ class IdempotencyKey(Base):
     __table_args__ = (UniqueConstraint("user_id", "key"),)
 
 
+class TrainerScore(Base):
+    """One player's score at one trainer and rule set (migration 0002)."""
+
+    __tablename__ = "trainer_scores"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id"))
+    kind: Mapped[str] = mapped_column(String(10))
+    rules_id: Mapped[str] = mapped_column(String(64))
+    right: Mapped[int] = mapped_column(Integer, default=0)
+    total: Mapped[int] = mapped_column(Integer, default=0)
+    rounds: Mapped[int] = mapped_column(Integer, default=0)
+    perfect: Mapped[int] = mapped_column(Integer, default=0)
+    cost_micro: Mapped[int] = mapped_column(BigInteger, default=0)
+    millis: Mapped[int] = mapped_column(BigInteger, default=0)
+
+    __table_args__ = (
+        CheckConstraint("kind IN ('strategy', 'dealer')", name="trainer_kind_known"),
+        UniqueConstraint("user_id", "kind", "rules_id", name="one_score_per_rule_set"),
+    )
+
+
 class AuditRecord(Base):
     """One line of the hash-chained audit log."""
 

@@ -24,11 +24,11 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from sqlalchemy import Engine, text
+from sqlalchemy import Engine
 
 from feltlab.server.live import Hub
+from feltlab.server.services import changes
 
-CHANNEL = "feltlab_tables"
 log = logging.getLogger("feltlab.server")
 
 WATCH_SECONDS = 1.0
@@ -123,10 +123,7 @@ class Announcer:
                 self.peers.send(table_id)
             return
         try:
-            with self.engine.connect() as connection:
-                connection.execute(text("SELECT pg_notify(:channel, :payload)"), {
-                    "channel": CHANNEL, "payload": f"{table_id}:{self.origin}"})
-                connection.commit()
+            changes.notify(self.engine, f"{table_id}:{self.origin}")
         except Exception:  # the other workers' safety-net re-read still brings the change
             log.warning("NOTIFY failed; other workers' watchers will see the change on "
                         "their next read")
@@ -166,29 +163,15 @@ class Announcer:
         last_event = last_seat = -1
         while not self._stop.wait(WATCH_SECONDS):
             try:
-                with engine.connect() as connection:
-                    if last_event < 0:
-                        last_event = connection.execute(text(
-                            "SELECT COALESCE(MAX(id), 0) FROM round_events")).scalar_one()
-                        last_seat = connection.execute(text(
-                            "SELECT COALESCE(MAX(id), 0) FROM table_seats")).scalar_one()
-                        continue
-                    events = connection.execute(text(
-                        "SELECT r.table_id, MAX(e.id) FROM round_events e JOIN rounds r "
-                        "ON r.id = e.round_id WHERE e.id > :last GROUP BY r.table_id"),
-                        {"last": last_event}).all()
-                    seats = connection.execute(text(
-                        "SELECT table_id, MAX(id) FROM table_seats WHERE id > :last "
-                        "GROUP BY table_id"), {"last": last_seat}).all()
+                tables, last_event, last_seat = changes.changed_tables(engine, last_event,
+                                                                       last_seat)
             except Exception:
                 log.warning("watching for changes failed; retrying")
                 continue
             quiet_since = time.monotonic() - 2 * WATCH_SECONDS
-            for table_id in {int(row[0]) for row in [*events, *seats]}:
+            for table_id in tables:
                 if self.hub.published_at(table_id) < quiet_since:  # nobody announced it
                     self.hub.publish(table_id)
-            last_event = max([last_event, *(int(row[1]) for row in events)])
-            last_seat = max([last_seat, *(int(row[1]) for row in seats)])
 
     def stop(self) -> None:
         self._stop.set()
@@ -198,17 +181,9 @@ class Announcer:
                 self.peers.folder.rmdir()
 
     def _listen(self) -> None:
-        import psycopg
-
-        url = self.engine.url.set(drivername="postgresql").render_as_string(
-            hide_password=False)
         while not self._stop.is_set():
             try:
-                with psycopg.connect(url, autocommit=True) as connection:
-                    connection.execute(f"LISTEN {CHANNEL}")
-                    while not self._stop.is_set():
-                        for note in connection.notifies(timeout=1.0):
-                            self._heard(note.payload)
+                changes.listen(self.engine, self._stop, self._heard)
             except Exception:
                 log.warning("LISTEN connection lost; reconnecting")
                 self._stop.wait(1.0)

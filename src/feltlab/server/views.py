@@ -1,32 +1,30 @@
-"""What a table looks like to its callers: the table's JSON, who sits where, and the
-state every live watcher of a table shares (:class:`TableState`)."""
+"""What callers see, built without the database: a table's JSON, a round as one player may
+see it (no hidden card before its reveal), a round's recall step by step, a rule set's
+summary, and the state every live watcher of a table shares (:class:`TableState`).
+
+The services read what these need and call them; the same round view answers a bet, a
+decision, ``GET /api/v1/rounds/{id}`` and every live update.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import bindparam, select
-from sqlalchemy.orm import Session
-
+from feltlab.core.cards import format_cards
+from feltlab.core.engine import Action, HandState, Phase, action_to_json
 from feltlab.core.rules import load_rules
-from feltlab.server import rounds
-from feltlab.server.models import GameTable, TableSeat, User, table_of
+from feltlab.server.clock import aware
+from feltlab.server.models import GameTable, RoundSeat
 
-_SEATS, _USERS = table_of(TableSeat), table_of(User)
-_SEATED = (select(_SEATS.c.seat, _USERS.c.username)
-           .join(_USERS, _USERS.c.id == _SEATS.c.user_id)
-           .where(_SEATS.c.table_id == bindparam("table_id")).order_by(_SEATS.c.seat))
+if TYPE_CHECKING:
+    from feltlab.server.services.round_log import LoadedRound
 
 
-def seated(session: Session, table_id: int) -> list[tuple[int, str]]:
-    """Who sits where at a shared table: (seat, username) in seat order."""
-    return [(seat, name) for seat, name in
-            session.connection().execute(_SEATED, {"table_id": table_id})]
-
-
+# --- tables and rule sets -----------------------------------------------------------------
 
 def table_json(table: GameTable, seats: list[tuple[int, str]] | None = None) -> dict[str, Any]:
+    """A table as its callers see it; a shared table with who sits where (``seats``)."""
     rules = load_rules(table.rules_id)
     view: dict[str, Any] = {
         "id": table.id, "rules": table.rules_id, "name": table.name or rules.name,
@@ -44,6 +42,158 @@ def table_json(table: GameTable, seats: list[tuple[int, str]] | None = None) -> 
     return view
 
 
+def rules_summary(rules_id: str) -> dict[str, Any]:
+    """A built-in rule set's wagers and limits (``GET /api/v1/rules``)."""
+    rules = load_rules(rules_id)
+    return {"id": rules.id, "name": rules.name, "game": rules.game, "seats": rules.seats,
+            "fingerprint": rules.fingerprint, "required_wagers": list(rules.required_wagers),
+            "limits": {name: {"min": limit.min, "max": limit.max}
+                       for name, limit in rules.limits.items()},
+            "max_aggregate_payout": rules.max_aggregate_payout}
+
+
+def rules_definition(rules_id: str) -> dict[str, Any]:
+    """A rule set in full, pay tables included, as its file defines it."""
+    return {**rules_summary(rules_id),
+            "definition": load_rules(rules_id).model_dump(mode="json")}
+
+
+# --- a round as one player sees it ------------------------------------------------------------
+
+def options(state: HandState, seat: int) -> tuple[list[dict[str, Any]], dict[str, int] | None]:
+    """The legal decisions of ``seat`` now, in the actions' JSON form, and the raise range."""
+    if state.phase is not Phase.DECISIONS or state.to_act != seat:
+        return [], None
+    return state.steps.options_json(state, seat)
+
+
+def seat_cards(state: HandState, seat: int, visible: bool) -> dict[str, Any]:
+    hand = state.seats.get(seat)
+    if hand is None or not visible:
+        return {}
+    return {"player": format_cards(hand.cards)} if hand.cards else {}
+
+
+def table_cards(state: HandState) -> dict[str, Any]:
+    """Cards every seat may see now: the community cards turned, the dealer's at the end."""
+    cards: dict[str, Any] = {}
+    if state.visible_community:
+        cards["community"] = format_cards(state.visible_community)
+    if state.phase is Phase.COMPLETE and state.dealer_cards:
+        cards["dealer"] = format_cards(state.dealer_cards)
+    return cards
+
+
+def _others(loaded: LoadedRound, mine: int | None, usernames: dict[int, str]
+            ) -> list[dict[str, Any]]:
+    complete = loaded.state.phase is Phase.COMPLETE
+    views = []
+    for seat in loaded.seats:
+        if seat.seat == mine:
+            continue
+        hand = loaded.state.seats.get(seat.seat)
+        view: dict[str, Any] = {"seat": seat.seat, "username": usernames.get(seat.user_id, ""),
+                                "wagers": dict(hand.wagers) if hand else {},
+                                "decisions": list(hand.decisions) if hand else []}
+        view |= seat_cards(loaded.state, seat.seat, complete)
+        if complete and seat.total is not None:
+            view["total"] = seat.total
+        views.append(view)
+    return views
+
+
+def needs_names(loaded: LoadedRound, user_id: int) -> bool:
+    """Whether ``user_id``'s view of the round names other players."""
+    return len(loaded.seats) > 1 or loaded.seat_of(user_id) is None
+
+
+def view_of(loaded: LoadedRound, user_id: int, names: dict[int, str]) -> dict[str, Any]:
+    """The round as ``user_id`` may see it, from the seated players' ``names``: the live
+    updates build every watcher's view from one loaded round this way."""
+    record, state, rules = loaded.record, loaded.state, loaded.rules
+    mine = loaded.seat_of(user_id)
+    seat = mine.seat if mine else None
+    hand = state.seats.get(seat) if seat is not None else None
+    choices, raise_range = options(state, seat) if seat is not None else ([], None)
+    view: dict[str, Any] = {
+        "id": record.id, "table": record.table_id, "rules": rules.id,
+        "fingerprint": record.fingerprint, "currency": record.currency,
+        "phase": state.phase.value, "commitment": record.commitment,
+        "client_seed": record.client_seed, "seat": seat,
+        "wagers": dict(hand.wagers) if hand else {},
+        "decisions": list(hand.decisions) if hand else [],
+        "to_act": state.to_act, "options": choices,
+        "deadline": aware(record.deadline).isoformat() if record.deadline else None,
+        "staked": mine.staked if mine else 0,
+        "cards": {**(seat_cards(state, seat, True) if seat is not None else {}),
+                  **table_cards(state)},
+        "log": [action_to_json(action) for action in state.log],
+        "created_at": aware(record.created_at).isoformat(),
+    }
+    if loaded.shared:
+        view["client_seeds"] = {str(item.seat): item.client_seed for item in loaded.seats}
+    if state.steps.colours:
+        view["colour"] = hand.colour if hand else None
+    if raise_range:
+        view["raise_range"] = raise_range
+    if needs_names(loaded, user_id):
+        view["others"] = _others(loaded, seat, names)
+    if state.phase is Phase.COMPLETE:
+        view |= _complete_fields(loaded, mine)
+    return view
+
+
+def _complete_fields(loaded: LoadedRound, mine: RoundSeat | None) -> dict[str, Any]:
+    fields: dict[str, Any] = {"seed": loaded.record.server_seed,
+                              "completed_at": aware(loaded.record.completed_at).isoformat()
+                              if loaded.record.completed_at else None}
+    if mine is None:
+        return fields
+    settlement = loaded.state.seats[mine.seat].settlement
+    assert settlement is not None
+    return fields | {
+        "results": dict(settlement.results), "total": settlement.total,
+        "capped": settlement.capped, "settlement": settlement.as_json(),
+        "balance_before": mine.balance_before, "balance_after": mine.balance_after,
+        "payout_request": loaded.state.steps.payout_request(loaded.state, mine.seat),
+    }
+
+
+# --- recall ------------------------------------------------------------------------------------
+
+def recall(loaded: LoadedRound, mine: RoundSeat) -> dict[str, Any]:
+    """The round step by step as the seat ``mine`` saw it: after each event, the cards
+    then visible, its stake so far and its balance, ending with the results."""
+    steps = []
+    staked, balance = 0, mine.balance_before
+    partial = HandState(loaded.rules, loaded.state.deck)
+    for action in loaded.state.log:
+        partial.apply(action)
+        stake = partial.stake_of(action) if getattr(action, "seat", None) == mine.seat else 0
+        staked += stake
+        balance -= stake
+        if partial.phase is Phase.COMPLETE and mine.balance_after is not None:
+            balance = mine.balance_after
+        steps.append(_step(partial, action, mine.seat, staked, balance))
+    return {"id": loaded.record.id, "rules": loaded.rules.id,
+            "phase": loaded.state.phase.value, "balance_before": mine.balance_before,
+            "balance_after": mine.balance_after, "steps": steps}
+
+
+def _step(state: HandState, action: Action, seat: int, staked: int, balance: int
+          ) -> dict[str, Any]:
+    cards = {**seat_cards(state, seat, True), **table_cards(state)}
+    step: dict[str, Any] = {"action": action_to_json(action), "phase": state.phase.value,
+                            "cards": cards, "staked": staked, "balance": balance}
+    if state.phase is Phase.COMPLETE:
+        settlement = state.seats[seat].settlement
+        if settlement is not None:
+            step["results"], step["total"] = dict(settlement.results), settlement.total
+    return step
+
+
+# --- the live state of a table ------------------------------------------------------------------
+
 @dataclass(frozen=True)
 class TableState:
     """What every watcher of a table shares at one announcement: built once per worker,
@@ -53,22 +203,9 @@ class TableState:
     owner_id: int | None
     shared: bool
     view: dict[str, Any]
-    loaded: rounds.LoadedRound | None
+    loaded: LoadedRound | None
     names: dict[int, str]
     version: tuple[object, ...]
-
-
-def table_state(session: Session, table: GameTable, loaded: rounds.LoadedRound | None,
-                stamp: int = -1) -> TableState:
-    """The table's state with ``loaded`` as its current round (the unfinished one, or
-    between rounds the last one)."""
-    sitting = seated(session, table.id) if table.shared else None
-    names = {} if loaded is None else rounds.usernames(session, loaded)
-    version = (table.status, tuple(sitting or ()),
-               None if loaded is None else loaded.record.id,
-               None if loaded is None else loaded.events)
-    return TableState(stamp, table.owner_id, table.shared, table_json(table, sitting), loaded,
-                      names, version)
 
 
 @dataclass(frozen=True)
@@ -79,3 +216,25 @@ class Fresh:
 
     seen: int
     state: TableState
+
+
+def table_state(table: GameTable, sitting: list[tuple[int, str]] | None,
+                loaded: LoadedRound | None, names: dict[int, str], stamp: int = -1
+                ) -> TableState:
+    """The table's state with ``loaded`` as its current round (the unfinished one, or
+    between rounds the last one), ``sitting`` its seats (shared tables) and ``names`` the
+    round's players."""
+    version = (table.status, tuple(sitting or ()),
+               None if loaded is None else loaded.record.id,
+               None if loaded is None else loaded.events)
+    return TableState(stamp, table.owner_id, table.shared, table_json(table, sitting), loaded,
+                      names, version)
+
+
+def watcher_view(state: TableState, user_id: int) -> dict[str, Any]:
+    """What ``GET /api/v1/tables/{id}`` answers ``user_id`` (the table's current round or,
+    between rounds, its last one), from the shared state without a database read."""
+    view = dict(state.view)
+    view["round"] = None if state.loaded is None else view_of(state.loaded, user_id,
+                                                               state.names)
+    return view

@@ -11,13 +11,14 @@ from typing import Any
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from starlette.concurrency import run_in_threadpool
 
-from feltlab.server import rounds
-from feltlab.server.api.deps import authenticated
 from feltlab.server.api.schemas import RowId
-from feltlab.server.api.views import TableState, table_state
 from feltlab.server.auth import COOKIE_NAME, Caller
-from feltlab.server.errors import ApiError, not_found
-from feltlab.server.services import Services
+from feltlab.server.errors import DomainError, Forbidden, Unauthorized, not_found
+from feltlab.server.handlers import status_of
+from feltlab.server.services.accounts import authenticated
+from feltlab.server.services.context import Services
+from feltlab.server.services.round_reads import live_state
+from feltlab.server.views import TableState, watcher_view
 
 router = APIRouter(prefix="/api/v1", tags=["live"])
 POLL_SECONDS = 5.0
@@ -32,21 +33,14 @@ def _caller(websocket: WebSocket, found: Services) -> Caller:
         origin = websocket.headers.get("origin")
         host = websocket.headers.get("host", "")
         if origin is not None and origin.split("://", 1)[-1] != host:
-            raise ApiError(403, "a cookie session is accepted only from this server's pages")
+            raise Forbidden("a cookie session is accepted only from this server's pages")
     if not token:
-        raise ApiError(401, "sign in first")
+        raise Unauthorized("sign in first")
     return authenticated(found, token[:200])
 
 
 def _build_state(found: Services, table_id: int, stamp: int) -> TableState:
-    with found.read() as session:
-        table = rounds.find_table(session, table_id)
-        if table is None:
-            raise not_found(f"table {table_id}")
-        current = rounds.unfinished_round(session, table.id) or rounds.latest_round(
-            session, table.id)
-        loaded = None if current is None else rounds.load_round(session, current)
-        return table_state(session, table, loaded, stamp)
+    return live_state(found, table_id, stamp)
 
 
 async def _table_state(found: Services, table_id: int) -> TableState:
@@ -71,10 +65,7 @@ def _view(state: TableState, table_id: int, caller: Caller) -> dict[str, Any]:
     between rounds, its last one), from the shared state without a database read."""
     if not state.shared and state.owner_id != caller.user_id:
         raise not_found(f"table {table_id}")
-    view = dict(state.view)
-    view["round"] = None if state.loaded is None else rounds.view_of(
-        state.loaded, caller.user_id, state.names)
-    return view
+    return watcher_view(state, caller.user_id)
 
 
 async def _recheck(found: Services, table_id: int) -> None:
@@ -98,9 +89,9 @@ async def live(websocket: WebSocket, table_id: RowId) -> None:
     try:
         caller = await run_in_threadpool(_caller, websocket, found)
         first = _view(await _table_state(found, table_id), table_id, caller)
-    except ApiError as error:
+    except DomainError as error:
         found.hub.unwatch(table_id, queue)
-        await websocket.close(code=4000 + error.status, reason=error.detail[:120])
+        await websocket.close(code=4000 + status_of(error), reason=error.detail[:120])
         return
     await websocket.accept()
     last = json.dumps(first)
@@ -118,7 +109,7 @@ async def live(websocket: WebSocket, table_id: RowId) -> None:
             if text != last:
                 await websocket.send_text(text)
                 last = text
-    except (WebSocketDisconnect, RuntimeError, ApiError):
+    except (WebSocketDisconnect, RuntimeError, DomainError):
         pass
     finally:
         found.hub.unwatch(table_id, queue)

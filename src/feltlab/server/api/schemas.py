@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from fastapi import Path
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
@@ -59,6 +59,49 @@ class AdjustRequest(Strict):
     username: ShortText
     amount: Annotated[int, Field(ge=-MAX_AMOUNT, le=MAX_AMOUNT)]
     memo: Annotated[str, StringConstraints(max_length=200)] = ""
+
+
+# --- the pages' JSON -----------------------------------------------------------------------
+
+RulesId = Annotated[str, StringConstraints(max_length=64)]
+CardsText = Annotated[str, StringConstraints(max_length=200)]
+SpotName = Annotated[str, StringConstraints(max_length=20)]
+
+
+class DisplayRequest(Strict):
+    rules: RulesId
+    cards: dict[SpotName, CardsText] = Field(default_factory=dict, max_length=4)
+    colour: CardsText | None = None
+    round: dict[str, Any] | None = None
+
+
+class AdviceRequest(Strict):
+    rules: RulesId
+    player: CardsText = ""
+    community: CardsText = ""
+    colour: CardsText | None = None
+    bets: Annotated[list[int], Field(max_length=3)] = Field(default_factory=list)
+    ante: Annotated[int, Field(ge=1, le=1_000_000)] = 1
+    chosen: dict[str, Any] | None = None
+    record: bool = False
+    """Count the verdict on ``chosen`` in the caller's strategy-trainer score."""
+
+
+class DealerCheckRequest(Strict):
+    request: dict[str, Any]
+    answers: Annotated[dict[SpotName, Annotated[int, Field(ge=-10**13, le=10**13)]],
+                       Field(max_length=12)]
+    millis: Annotated[int, Field(ge=0, le=86_400_000)] = 0
+    record: bool = False
+    """Count the check (and ``millis`` taken) in the caller's dealer-trainer score."""
+
+
+class SolveRequest(Strict):
+    rules: RulesId
+    wager: SpotName
+    target: Annotated[str, StringConstraints(max_length=40)]
+    line: Annotated[str, StringConstraints(max_length=40)] | None = None
+
 
 RowId = Annotated[int, Path(ge=1, le=2**31 - 1)]
 """A table or round id in a path."""

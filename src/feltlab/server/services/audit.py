@@ -14,12 +14,13 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import Engine, select
 from sqlalchemy.orm import Session
 
 from feltlab.server.clock import aware, now
-from feltlab.server.db import lock_exclusive
 from feltlab.server.models import AuditRecord
+from feltlab.server.services.context import Services
+from feltlab.server.services.database import lock_exclusive, session_factory, transaction
 
 GENESIS = "0" * 64
 AUDIT_LOCK = 7000002
@@ -71,6 +72,22 @@ def verify_chain(records: Iterable[AuditRecord]) -> ChainReport:
 
 def verify_session(session: Session) -> ChainReport:
     return verify_chain(session.scalars(select(AuditRecord).order_by(AuditRecord.id)))
+
+
+def verify_database(engine: Engine) -> ChainReport:
+    """The whole chain checked (``feltlab audit verify``)."""
+    with transaction(session_factory(engine)) as session:
+        return verify_session(session)
+
+
+def read_audit(found: Services, limit: int) -> dict[str, Any]:
+    """The latest ``limit`` lines, newest first, and whether the whole chain is intact."""
+    with found.read() as session:
+        report = verify_session(session)
+        lines = session.scalars(select(AuditRecord).order_by(AuditRecord.id.desc())
+                                .limit(limit))
+        return {"intact": report.intact, "lines": report.lines, "broken_at": report.broken_at,
+                "latest": [audit_json(line) for line in lines]}
 
 
 def audit_json(line: AuditRecord) -> dict[str, Any]:

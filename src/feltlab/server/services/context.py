@@ -1,5 +1,5 @@
-"""What every request handler needs: the database, the password hasher, the settings,
-the metrics and the live-update hub, kept on ``app.state.services``."""
+"""What every service needs: the database, the password hasher, the settings, the
+metrics and the live-update hub (:class:`Services`, kept on ``app.state.services``)."""
 
 from __future__ import annotations
 
@@ -12,22 +12,26 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 from argon2 import PasswordHasher
-from fastapi import Request
 from sqlalchemy import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
-from feltlab.server.auth import AuthSettings
-from feltlab.server.db import transaction
+from feltlab.server import migrate
+from feltlab.server.auth import AuthSettings, password_hasher
 from feltlab.server.live import Hub
-from feltlab.server.metrics import Metrics
+from feltlab.server.metrics import Metrics, metrics_folder
 from feltlab.server.notify import Announcer
+from feltlab.server.services.database import make_engine, session_factory, transaction
 
 if TYPE_CHECKING:
-    from feltlab.server.api.views import Fresh, TableState
+    from feltlab.server.views import Fresh, TableState
 
 
 @dataclass
 class Services:
+    """The database (a writer and, on SQLite, readers beside it), the password hasher and
+    login settings, the metrics, and the live-update hub with its shared table states:
+    one per worker, kept on ``app.state.services`` and given to every service call."""
+
     engine: Engine
     sessions: sessionmaker[Session]
     hasher: PasswordHasher
@@ -36,6 +40,7 @@ class Services:
     hub: Hub = field(default_factory=Hub)
     announcer: Announcer | None = None
     readers: sessionmaker[Session] | None = None
+    reader_engine: Engine | None = None
     snapshots: dict[int, Any] = field(default_factory=dict)  # live views shared per table
     # one builder of a table's live state at a time, per (event loop, table)
     live_locks: dict[tuple[int, int], asyncio.Lock] = field(default_factory=dict)
@@ -59,6 +64,13 @@ class Services:
         with transaction(self.readers or self.sessions) as session:
             yield session
 
+    @contextmanager
+    def transaction(self) -> Iterator[Session]:
+        """A transaction that writes: committed if the block ends, rolled back if it
+        raises."""
+        with transaction(self.sessions) as session:
+            yield session
+
     def publish(self, table_id: int, fresh: Fresh | None = None) -> None:
         """Tell every watcher of the table, in every worker, that it changed; with
         ``fresh`` (the table's state built by the change itself), this worker's watchers
@@ -73,12 +85,24 @@ class Services:
     def _install(self, table_id: int, state: TableState, stamp: int) -> None:
         self.snapshots[table_id] = replace(state, stamp=stamp)
 
-    @contextmanager
-    def transaction(self) -> Iterator[Session]:
-        with transaction(self.sessions) as session:
-            yield session
+    def close(self) -> None:
+        """Save the metrics and close the database connections (at shutdown)."""
+        self.metrics.save()
+        self.engine.dispose()
+        if self.reader_engine is not None:
+            self.reader_engine.dispose()
 
 
-async def services(request: Request) -> Services:
-    found: Services = request.app.state.services
+def open_services(database_url: str, auth_settings: AuthSettings | None = None) -> Services:
+    """The services on ``database_url``, its schema brought up to date first. On SQLite,
+    reads get an engine of their own that runs beside the one writer."""
+    engine = make_engine(database_url)
+    migrate.upgrade(engine)
+    settings = auth_settings or AuthSettings()
+    found = Services(engine, session_factory(engine), password_hasher(settings), settings,
+                     metrics=Metrics(metrics_folder(database_url)))
+    if engine.dialect.name == "sqlite":
+        found.reader_engine = make_engine(database_url, writer=False)
+        found.readers = session_factory(found.reader_engine)
+    found.announcer = Announcer(engine, found.hub, found.reader_engine)
     return found

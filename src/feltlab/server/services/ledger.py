@@ -19,7 +19,7 @@ from sqlalchemy.orm import Session
 from sqlalchemy.orm.attributes import set_committed_value
 
 from feltlab.server.clock import now
-from feltlab.server.errors import ApiError
+from feltlab.server.errors import Conflict, NotFound
 from feltlab.server.models import LedgerEntry, LedgerTransaction, Wallet, table_of
 
 CURRENCIES: Final = ("practice", "cash")
@@ -65,7 +65,7 @@ def _wallet(session: Session, name: str, lock: bool = True) -> Wallet:
     query = _BY_NAME_LOCKED if lock else _BY_NAME
     wallet = session.scalars(query, {"name": name}).one_or_none()
     if wallet is None:
-        raise ApiError(404, f"wallet {name} does not exist")
+        raise NotFound(f"wallet {name} does not exist")
     _known(session)[name] = (wallet, lock)
     return wallet
 
@@ -136,8 +136,8 @@ def transfer(session: Session, source: str, destination: str, amount: int, kind:
     if paying.currency != receiving.currency:
         raise ValueError("a transfer stays within one currency")
     if not paying.house and paying.balance < amount:
-        raise ApiError(409, f"the {paying.currency} balance of {paying.balance} is less than "
-                            f"the {amount} this needs")
+        raise Conflict(f"the {paying.currency} balance of {paying.balance} is less than "
+                       f"the {amount} this needs")
     connection = session.connection()  # Core statements: no unit of work to run
     record_id: int = connection.execute(_NEW_TRANSACTION, {
         "kind": kind, "round_id": round_id, "memo": memo[:200], "created_at": now()}

@@ -12,46 +12,14 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
-from fastapi import APIRouter
-from sqlalchemy import (
-    BigInteger,
-    CheckConstraint,
-    ForeignKey,
-    Integer,
-    String,
-    UniqueConstraint,
-    select,
-)
-from sqlalchemy.orm import Mapped, Session, mapped_column
+from sqlalchemy import select
+from sqlalchemy.orm import Session
 
-from feltlab.server.api.deps import CallerDep, ServicesDep
-from feltlab.server.models import Base
-from feltlab.server.services import Services
+from feltlab.server.models import TrainerScore
+from feltlab.server.services.context import Services
 
 MICRO = 1_000_000
 """Costs are kept in millionths of a unit of the main wager (whole numbers add exactly)."""
-
-
-class TrainerScore(Base):
-    """One player's score at one trainer and rule set (migration 0002)."""
-
-    __tablename__ = "trainer_scores"
-
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    user_id: Mapped[int] = mapped_column(ForeignKey("users.id"))
-    kind: Mapped[str] = mapped_column(String(10))
-    rules_id: Mapped[str] = mapped_column(String(64))
-    right: Mapped[int] = mapped_column(Integer, default=0)
-    total: Mapped[int] = mapped_column(Integer, default=0)
-    rounds: Mapped[int] = mapped_column(Integer, default=0)
-    perfect: Mapped[int] = mapped_column(Integer, default=0)
-    cost_micro: Mapped[int] = mapped_column(BigInteger, default=0)
-    millis: Mapped[int] = mapped_column(BigInteger, default=0)
-
-    __table_args__ = (
-        CheckConstraint("kind IN ('strategy', 'dealer')", name="trainer_kind_known"),
-        UniqueConstraint("user_id", "kind", "rules_id", name="one_score_per_rule_set"),
-    )
 
 
 def strategy_json(row: TrainerScore) -> dict[str, Any]:
@@ -103,24 +71,13 @@ def record_check(found: Services, user_id: int, rules_id: str, checked: dict[str
         return dealer_json(row)
 
 
-def scores_of(session: Session, user_id: int) -> dict[str, dict[str, Any]]:
-    rows = session.scalars(select(TrainerScore).where(TrainerScore.user_id == user_id)
-                           .order_by(TrainerScore.rules_id))
-    answer: dict[str, dict[str, Any]] = {"strategy": {}, "dealer": {}}
-    for row in rows:
-        answer[row.kind][row.rules_id] = (strategy_json(row) if row.kind == "strategy"
-                                          else dealer_json(row))
-    return answer
-
-
-def scores_router() -> APIRouter:
-    router = APIRouter(prefix="/api/v1", tags=["web"])
-
-    @router.get("/me/trainer-scores")
-    def trainer_scores(caller: CallerDep, found: ServicesDep) -> dict[str, dict[str, Any]]:
-        """The caller's trainer scores by rule set: ``strategy`` (right, total, cost in
-        units) and ``dealer`` (rounds, perfect, right, of, seconds)."""
-        with found.read() as session:
-            return scores_of(session, caller.user_id)
-
-    return router
+def scores_of(found: Services, user_id: int) -> dict[str, dict[str, Any]]:
+    """The player's scores by trainer, then by rule set."""
+    with found.read() as session:
+        rows = session.scalars(select(TrainerScore).where(TrainerScore.user_id == user_id)
+                               .order_by(TrainerScore.rules_id))
+        answer: dict[str, dict[str, Any]] = {"strategy": {}, "dealer": {}}
+        for row in rows:
+            answer[row.kind][row.rules_id] = (strategy_json(row) if row.kind == "strategy"
+                                              else dealer_json(row))
+        return answer

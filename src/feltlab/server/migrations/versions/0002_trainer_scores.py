@@ -1,5 +1,5 @@
 """Trainer scores kept for signed-in players: the strategy trainer's accuracy and cost and
-the dealer trainer's score, per rule set (see :mod:`feltlab.web.scores`).
+the dealer trainer's score, per rule set (see :mod:`feltlab.server.services.scores`).
 
 Revision ID: 0002
 Revises: 0001

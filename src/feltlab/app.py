@@ -1,0 +1,43 @@
+"""The application ``feltlab serve`` runs: the table server's API v1 with the browser's
+pages beside it.
+
+The server (:mod:`feltlab.server`) and the web (:mod:`feltlab.web`) do not import each
+other; this module, above both, composes them. :func:`create_from_environment` is what
+uvicorn's workers import.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+
+from fastapi import FastAPI
+
+from feltlab.server.app import create_app as create_api
+from feltlab.server.auth import AuthSettings, settings_from_environment
+from feltlab.server.services.database import default_database_url
+from feltlab.web import mount_web
+
+SWITCH_INTERVAL = 0.0005
+"""Seconds a thread may hold the GIL while others wait (Python's default is 0.005). A
+transaction thread gives up the GIL at every database call and must win it back from the
+event loop's thread; with the default it can wait 5 ms a query while holding SQLite's
+write lock (or PostgreSQL's row locks), which stalls every other writer."""
+
+
+def create_app(database_url: str, auth_settings: AuthSettings | None = None,
+               timers: bool = True) -> FastAPI:
+    """API v1 on ``database_url`` (see :func:`feltlab.server.app.create_app`) with the
+    pages, their assets and the math pages added."""
+    app = create_api(database_url, auth_settings, timers)
+    mount_web(app)
+    return app
+
+
+def create_from_environment() -> FastAPI:
+    """The application on ``FELTLAB_DATABASE_URL`` (set by ``feltlab serve``), with the
+    login settings from the environment."""
+    sys.setswitchinterval(SWITCH_INTERVAL)
+    logging.basicConfig(level=logging.INFO, format="%(message)s")
+    logging.getLogger("alembic").setLevel(logging.WARNING)
+    return create_app(default_database_url(), settings_from_environment())

@@ -1,0 +1,64 @@
+"""Money-moving requests over HTTP: the Idempotency-Key header, the request's digest, the
+writer threads they run in, and their answers, sent exactly as encoded once by
+:mod:`feltlab.server.services.idempotency` (FastAPI does not encode a returned response
+again, so a route's declared response model costs these nothing)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable
+from typing import Any, ParamSpec
+
+import anyio.to_thread
+from fastapi import Request
+from fastapi.responses import JSONResponse
+
+from feltlab.server.errors import Refused
+from feltlab.server.services.context import Services
+from feltlab.server.services.idempotency import Answer, MoneyRequest
+
+Params = ParamSpec("Params")
+MAX_IDEMPOTENCY_KEY = 100
+
+
+class EncodedJSON(JSONResponse):
+    """A JSON response whose content may be given already encoded (as bytes)."""
+
+    def render(self, content: Any) -> bytes:
+        return content if isinstance(content, bytes) else super().render(content)
+
+
+def idempotency_key(request: Request) -> str | None:
+    key = request.headers.get("idempotency-key")
+    if key is None:
+        return None
+    if not 1 <= len(key) <= MAX_IDEMPOTENCY_KEY or not key.isascii() or not key.isprintable():
+        raise Refused(f"Idempotency-Key must be 1-{MAX_IDEMPOTENCY_KEY} printable ASCII "
+                      "characters")
+    return key
+
+
+def request_digest(request: Request, body: object) -> str:
+    text = json.dumps([request.method, request.url.path, body], sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def money_request(request: Request, body: object) -> MoneyRequest:
+    """What identifies this request to its retries."""
+    return MoneyRequest(idempotency_key(request), request_digest(request, body))
+
+
+def encoded(answer: Answer) -> EncodedJSON:
+    """The answer as sent, marked ``Idempotent-Replay`` when it is a retry's."""
+    headers = {"Idempotent-Replay": "true"} if answer.replayed else None
+    return EncodedJSON(answer.body, answer.status, headers=headers)
+
+
+async def in_writer_thread(found: Services, run: Callable[Params, Answer],
+                           *args: Params.args, **kwargs: Params.kwargs) -> EncodedJSON:
+    """Run a money request (then its announcements) in one of the worker's writer threads
+    (:meth:`Services.writers`), in arrival order."""
+    answer = await anyio.to_thread.run_sync(lambda: run(*args, **kwargs),
+                                            limiter=found.writers())
+    return encoded(answer)

@@ -1,0 +1,180 @@
+"""Response models of the JSON the pages read beside the tables: rule cards, hands laid
+out, the trainers and the pay-table solver (see :mod:`feltlab.server.api.responses` for
+how the models describe the answers)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import ConfigDict
+
+from feltlab.server.api.responses import Answer, Option
+
+
+class RuleCardWager(Answer):
+    name: str
+    title: str
+    spot: str
+    min: int
+    max: int
+    required: bool
+    pay_table: dict[str, Any] | None
+    """The rules card's pay table (title, unit, rows of line and pays), if it has one."""
+
+
+class RuleCard(Answer):
+    """Everything a page shows about one built-in rule set."""
+
+    id: str
+    name: str
+    game: str
+    game_name: str
+    seats: int
+    fingerprint: str
+    label: str
+    main_wager: str
+    wagers: list[RuleCardWager]
+    decision_wagers: list[dict[str, Any]]
+    decisions: list[dict[str, Any]]
+    """The decision buttons (label, action, multiple), as the game family words them."""
+    max_aggregate_payout: int | None
+    lines: list[str]
+    deal: list[dict[str, Any]]
+    """The order the engine deals in (to whom, how many), as the game family lays it out."""
+    procedure: list[str]
+    notes: str
+    colours: list[str]
+    advice_takes_bets: bool
+    titles: dict[str, str]
+
+
+class HandView(Answer):
+    """Cards laid out for the page: ``bonus`` names the bonus hands; every other key is a
+    group of cards the game family lays out (``player``, ``dealer``, ``community``...:
+    the cards marked, and the hand described), and, for a complete round, ``settlement``
+    holds one row per settled wager (title, stake, net, what it was settled on)."""
+
+    model_config = ConfigDict(strict=True, extra="allow")
+    __pydantic_extra__: dict[str, Any]
+
+    bonus: list[dict[str, str]]
+
+
+class OptionAdvice(Answer):
+    option: str
+    label: str
+    action: Option
+    ev: float
+    ev_exact: str
+    best: bool
+
+
+class Verdict(Answer):
+    chosen: str
+    right: bool
+    cost: float
+    cost_exact: str
+
+
+class StrategyScore(Answer):
+    right: int
+    total: int
+    cost: float
+    """In units of the main wager."""
+
+
+class DealerScore(Answer):
+    rounds: int
+    perfect: int
+    right: int
+    of: int
+    seconds: float
+
+
+class Advice(Answer):
+    rules: str
+    hand: str
+    best: str
+    options: list[OptionAdvice]
+    verdict: Verdict | None = None
+    """With ``chosen``: right, or what it costs against the best option."""
+    gap: float
+    score: StrategyScore | None = None
+    """With ``record``: the caller's strategy-trainer score now."""
+
+
+class Drill(Answer):
+    """A hand to decide, as the game family deals one, with its advice."""
+
+    model_config = ConfigDict(strict=True, extra="allow")
+
+    rules: str
+    player: str
+    community: str
+    colour: str | None
+    bets: list[int]
+    advice: Advice
+
+
+class WagerToSettle(Answer):
+    wager: str
+    title: str
+    stake: int
+
+
+class DealerRound(Answer):
+    rules: str
+    request: dict[str, Any]
+    """The round as a ``feltlab payout`` request, without its results."""
+    to_settle: list[WagerToSettle]
+
+
+class CheckedWager(Answer):
+    wager: str
+    title: str
+    expected: int
+    entered: int | None
+    right: bool
+
+
+class DealerCheck(Answer):
+    rows: list[CheckedWager]
+    right: int
+    of: int
+    total: int
+    capped: bool
+    settlement: dict[str, Any]
+    score: DealerScore | None = None
+    """With ``record``: the caller's dealer-trainer score now."""
+
+
+class TrainerScores(Answer):
+    strategy: dict[str, StrategyScore]
+    """By rule set."""
+    dealer: dict[str, DealerScore]
+    """By rule set."""
+
+
+class SolvableWager(Answer):
+    wager: str
+    lines: list[str]
+
+
+class SolvedRow(Answer):
+    line: str
+    was: str
+    now: str
+    changed: bool
+
+
+class Solution(Answer):
+    rules: str
+    wager: str
+    method: str
+    line: str | None
+    target: float
+    house_edge: float
+    house_edge_exact: str
+    scale: float | None
+    exact: float | None
+    rows: list[SolvedRow]

@@ -1,0 +1,228 @@
+"""Response models of API v1: what each route answers, described field by field for the
+OpenAPI document (``/openapi.json``).
+
+They describe the JSON as the services build it; they do not change it. Fields are
+declared in the order the answers list them; a field that is ``Optional`` in the sense
+of "may be absent" has a default and is left out when the answer leaves it out (routes
+that validate through a model use ``response_model_exclude_unset``). Structures a game
+family lays out itself (pay tables, deal order, hand layouts, payout requests) are
+objects of its own keys. Every model is strict and, but for those, forbids unknown keys,
+so a change to an answer that the model does not describe fails the tests.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+
+class Answer(BaseModel):
+    model_config = ConfigDict(strict=True, extra="forbid")
+
+
+class Message(Answer):
+    detail: str
+
+
+# --- accounts --------------------------------------------------------------------------------
+
+class AccountCreated(Answer):
+    username: str
+    role: str
+    balances: dict[str, int]
+    """Balance by currency (``practice``, ``cash``)."""
+
+
+class LoggedIn(Answer):
+    token: str
+    csrf: str
+    """Send it back as the ``X-CSRF-Token`` header with the session cookie."""
+    expires_after_idle_minutes: int
+
+
+class OwnLimits(Answer):
+    daily_loss_limit: int | None
+    excluded_until: str | None
+    lost_today: int
+
+
+class Me(Answer):
+    username: str
+    role: str
+    balances: dict[str, int]
+    limits: OwnLimits
+
+
+class CashAdjusted(Answer):
+    username: str
+    cash: int
+
+
+class AuditLine(Answer):
+    id: int
+    at: str
+    actor: str
+    kind: str
+    detail: dict[str, Any]
+    hash: str
+
+
+class AuditLog(Answer):
+    intact: bool
+    lines: int
+    broken_at: int | None
+    latest: list[AuditLine]
+
+
+# --- rule sets and tables ----------------------------------------------------------------------
+
+class WagerLimit(Answer):
+    min: int
+    max: int
+
+
+class RulesSummary(Answer):
+    id: str
+    name: str
+    game: str
+    seats: int
+    fingerprint: str
+    required_wagers: list[str]
+    limits: dict[str, WagerLimit]
+    max_aggregate_payout: int | None
+
+
+class RulesDefinition(RulesSummary):
+    definition: dict[str, Any]
+    """The rule set as its file defines it (its game family's fields)."""
+
+
+class SeatTaken(Answer):
+    seat: int
+    player: str
+
+
+class Table(Answer):
+    id: int
+    rules: str
+    name: str
+    fingerprint: str
+    currency: str
+    practice: bool
+    shared: bool
+    status: str
+    seats: int
+    limits: dict[str, WagerLimit]
+    required_wagers: list[str]
+    betting_seconds: int | None = None
+    """Shared tables only."""
+    decision_seconds: int | None = None
+    """Shared tables only."""
+    seated: list[SeatTaken] | None = None
+    """Shared tables only: who sits where."""
+
+
+# --- rounds ---------------------------------------------------------------------------------------
+
+class LoggedAction(Answer):
+    """One engine action of a round's log."""
+
+    type: str
+    seat: int | None = None
+    wager: str | None = None
+    colour: str | None = None
+    amount: int | None = None
+
+
+class Option(Answer):
+    """A decision the caller may send to ``POST /api/v1/rounds/{id}/actions``."""
+
+    action: str
+    amount: int | None = None
+
+
+class Cards(Answer):
+    """Cards as text (``"Ah Kh 9h"``), each group present once it may be seen."""
+
+    player: str | None = None
+    community: str | None = None
+    dealer: str | None = None
+
+
+class OtherSeat(Answer):
+    seat: int
+    username: str
+    wagers: dict[str, int]
+    decisions: list[int]
+    player: str | None = None
+    """Their cards, once the round is complete."""
+    total: int | None = None
+    """Their net result, once the round is complete."""
+
+
+class RoundView(Answer):
+    """A round as the caller may see it: no hidden card before its reveal."""
+
+    id: int
+    table: int
+    rules: str
+    fingerprint: str
+    currency: str
+    phase: str
+    commitment: str
+    client_seed: str
+    seat: int | None
+    wagers: dict[str, int]
+    decisions: list[int]
+    to_act: int | None
+    options: list[Option]
+    deadline: str | None
+    staked: int
+    cards: Cards
+    log: list[LoggedAction]
+    created_at: str
+    client_seeds: dict[str, str] | None = None
+    """Shared tables: each seat's client seed, mixed into ``client_seed`` at the deal."""
+    colour: str | None = None
+    """Games with a colour to choose."""
+    raise_range: dict[str, int] | None = None
+    """When the caller may raise: ``min``, ``max`` and ``step``."""
+    others: list[OtherSeat] | None = None
+    """The other seats, when there are any (or the caller has no seat)."""
+    seed: str | None = None
+    """Complete rounds: the server seed, which hashes to ``commitment``."""
+    completed_at: str | None = None
+    results: dict[str, int] | None = None
+    """Complete rounds with a seat: each wager's net result."""
+    total: int | None = None
+    capped: bool | None = None
+    settlement: dict[str, Any] | None = None
+    balance_before: int | None = None
+    balance_after: int | None = None
+    payout_request: dict[str, Any] | None = None
+    """The seat's round as a ``feltlab payout`` request (the game family's fields)."""
+
+
+class TableWithRound(Table):
+    round: RoundView | None
+    """The table's current round (or, live, between rounds its last one)."""
+
+
+class RecallStep(Answer):
+    action: LoggedAction
+    phase: str
+    cards: Cards
+    staked: int
+    balance: int
+    results: dict[str, int] | None = None
+    total: int | None = None
+
+
+class Recall(Answer):
+    id: int
+    rules: str
+    phase: str
+    balance_before: int
+    balance_after: int | None
+    steps: list[RecallStep]

@@ -1,0 +1,63 @@
+"""What the pages show about rule sets and hands: the rule cards, and cards laid out
+(signed-in callers; nothing here moves money or changes anything)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter
+
+from feltlab.core.cards import CardError
+from feltlab.core.payout import RequestError
+from feltlab.core.rules import RulesError, builtin_ids
+from feltlab.core.settle import WagerError
+from feltlab.present import catalogue, display
+from feltlab.server.api.deps import CallerDep
+from feltlab.server.api.page_responses import HandView, RuleCard
+from feltlab.server.api.schemas import DisplayRequest
+from feltlab.server.errors import NotFound, Refused
+
+router = APIRouter(prefix="/api/v1", tags=["pages"])
+
+BAD_INPUT = (ValueError, CardError, WagerError, RequestError, RulesError)
+"""What the presentation refuses in a caller's input (answered 422)."""
+
+
+def known_rules(rules_id: str) -> str:
+    """A built-in rule set's id; any other is not found."""
+    if rules_id not in builtin_ids():
+        raise NotFound(f"there is no built-in rule set {rules_id[:64]!r}; rule sets are "
+                       f"{', '.join(builtin_ids())}")
+    return rules_id
+
+
+def refusal(error: Exception) -> Refused:
+    """The first line of what was wrong with the input."""
+    return Refused(str(error).splitlines()[0][:300])
+
+
+@router.get("/rulecards", response_model=list[RuleCard])
+def rule_cards(caller: CallerDep) -> list[dict[str, Any]]:
+    """Every built-in rule set as the pages show it: wagers under the rules card's
+    names with limits and pay tables, decisions, deal order, dealing procedure."""
+    return catalogue.rule_cards()
+
+
+@router.get("/rulecards/{rules_id}", response_model=RuleCard)
+def rule_card(rules_id: str, caller: CallerDep) -> dict[str, Any]:
+    """One built-in rule set as the pages show it."""
+    return catalogue.rule_card(known_rules(rules_id))
+
+
+@router.post("/display", response_model=HandView)
+def show(body: DisplayRequest, caller: CallerDep) -> dict[str, Any]:
+    """Cards laid out for the page (by suit, the playing flush marked, hands named)
+    and, for a complete round, one row per settled wager."""
+    known_rules(body.rules)
+    try:
+        view = display.hand_view(body.rules, body.cards, body.colour)
+        if body.round is not None and body.round.get("phase") == "complete":
+            view["settlement"] = display.settlement_rows(body.rules, body.round)
+    except BAD_INPUT as error:
+        raise refusal(error) from None
+    return view

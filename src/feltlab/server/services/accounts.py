@@ -1,0 +1,208 @@
+"""Accounts and logins: registration, random bearer tokens stored only as their SHA-256,
+expiry after idle time, logout revocation, throttled failed logins, and what a player
+reads and sets about their own account (balances, limits)."""
+
+from __future__ import annotations
+
+import secrets
+from datetime import timedelta
+from typing import Any
+
+from argon2 import PasswordHasher
+from sqlalchemy import Engine, bindparam, delete, func, select, update
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from feltlab.server.auth import (
+    AuthSettings,
+    Caller,
+    check_password,
+    check_username,
+    password_matches,
+    token_digest,
+)
+from feltlab.server.clock import aware, now
+from feltlab.server.errors import Conflict, TooMany, Unauthorized
+from feltlab.server.models import AuthToken, LoginFailure, User, table_of
+from feltlab.server.services import audit, ledger
+from feltlab.server.services.context import Services
+from feltlab.server.services.database import session_factory, transaction
+from feltlab.server.services.limits import loss_today
+
+# --- registration and logins ---------------------------------------------------------------
+
+
+def create_account(session: Session, hasher: PasswordHasher, username: str, password: str,
+                   role: str = "player") -> User:
+    """A new account with its wallets (practice starts at 1,000)."""
+    check_username(username)
+    check_password(password)
+    taken = session.scalar(select(User.id).where(func.lower(User.username) == username.lower()))
+    if taken is not None:
+        raise Conflict(f"username {username} is taken")
+    user = User(username=username, password_hash=hasher.hash(password), role=role,
+                created_at=now())
+    session.add(user)
+    try:
+        session.flush()
+    except IntegrityError:
+        raise Conflict(f"username {username} is taken") from None
+    ledger.open_wallets(session, user.id)
+    audit.record(session, username, "account_created", role=role)
+    return user
+
+
+def register(found: Services, username: str, password: str) -> dict[str, Any]:
+    """A new player account, as ``POST /api/v1/accounts`` answers it."""
+    with found.transaction() as session:
+        user = create_account(session, found.hasher, username, password)
+        return {"username": user.username, "role": user.role,
+                "balances": ledger.balances(session, user.id)}
+
+
+def create_admin(engine: Engine, hasher: PasswordHasher, username: str, password: str) -> None:
+    """An admin account (``feltlab admin create``)."""
+    with transaction(session_factory(engine)) as session:
+        create_account(session, hasher, username, password, role="admin")
+
+
+def recent_failures(session: Session, username: str, settings: AuthSettings) -> int:
+    since = now() - timedelta(minutes=settings.failure_window_minutes)
+    return int(session.scalar(select(func.count(LoginFailure.id)).where(
+        LoginFailure.username == username.lower()[:64], LoginFailure.at >= since)) or 0)
+
+
+def login(session: Session, hasher: PasswordHasher, settings: AuthSettings, username: str,
+          password: str) -> str | None:
+    """A new bearer token for the right password, or ``None`` for a wrong one (the failure
+    is recorded: the caller commits, then refuses); throttled after repeated failures."""
+    if recent_failures(session, username, settings) >= settings.max_failures:
+        raise TooMany(f"too many failed logins for this username; try again in "
+                      f"{settings.failure_window_minutes} minutes")
+    user = session.scalars(select(User).where(User.username == username)).one_or_none()
+    if user is None or not password_matches(hasher, user.password_hash, password):
+        session.add(LoginFailure(username=username.lower()[:64], at=now()))
+        audit.record(session, username[:64], "login_failed")
+        return None
+    session.execute(delete(LoginFailure).where(LoginFailure.username == username.lower()))
+    token = secrets.token_urlsafe(32)
+    moment = now()
+    session.add(AuthToken(user_id=user.id, token_hash=token_digest(token), created_at=moment,
+                          last_used_at=moment, revoked=False))
+    audit.record(session, user.username, "login")
+    return token
+
+
+def sign_in(found: Services, username: str, password: str) -> str:
+    """A new bearer token; a wrong password is refused once its failure is committed."""
+    with found.transaction() as session:
+        token = login(session, found.hasher, found.auth, username, password)
+    if token is None:
+        raise Unauthorized("wrong username or password")
+    return token
+
+
+def sign_out(found: Services, caller: Caller) -> None:
+    """Revoke the caller's token: it is refused from now on."""
+    with found.transaction() as session:
+        session.execute(update(AuthToken).where(AuthToken.id == caller.token_id)
+                        .values(revoked=True))
+        audit.record(session, caller.username, "logout")
+
+
+# --- who is calling --------------------------------------------------------------------------
+
+_TOKENS, _USERS = table_of(AuthToken), table_of(User)
+_TOKEN_OWNER = (select(_TOKENS.c.id, _TOKENS.c.revoked, _TOKENS.c.last_used_at, _USERS.c.id,
+                       _USERS.c.username, _USERS.c.role)
+                .join(_USERS, _USERS.c.id == _TOKENS.c.user_id)
+                .where(_TOKENS.c.token_hash == bindparam("digest")))
+"""Built once, in Core: every request reads its token this way; building a statement, or
+running it through the ORM, costs more CPU than the query itself."""
+_TOKEN_USED = (update(_TOKENS).where(_TOKENS.c.id == bindparam("token_id"))
+               .values(last_used_at=bindparam("moment")))
+
+
+def authenticate(session: Session, token: str, settings: AuthSettings) -> Caller:
+    """The caller a token belongs to; an unknown, revoked or idle token is refused.
+    Only reads: when ``stale``, the caller's :func:`touch` records the use."""
+    row = session.connection().execute(_TOKEN_OWNER, {"digest": token_digest(token)}
+                                       ).one_or_none()
+    if row is None:
+        raise Unauthorized("sign in first: the token is missing or unknown")
+    token_id, revoked, last_used_at, user_id, username, role = row
+    moment = now()
+    if revoked:
+        raise Unauthorized("this token was revoked at logout; sign in again")
+    idle = moment - aware(last_used_at)
+    if idle > timedelta(minutes=settings.idle_minutes):
+        raise Unauthorized("this token expired after idle time; sign in again")
+    return Caller(user_id, username, role, token_id, idle > timedelta(seconds=30))
+
+
+def authenticated(found: Services, token: str, record_use: bool = True) -> Caller:
+    """The caller of ``token``; with ``record_use``, a stale use is written down at once
+    (a money request writes it in its own transaction instead)."""
+    with found.read() as session:
+        caller = authenticate(session, token, found.auth)
+    if caller.stale and record_use:
+        with found.transaction() as session:
+            touch(session, caller)
+    return caller
+
+
+def touch(session: Session, caller: Caller) -> None:
+    """Record that the token was used now (its idle time starts again)."""
+    session.connection().execute(_TOKEN_USED, {"token_id": caller.token_id, "moment": now()})
+
+
+def record_refused_use(found: Services, caller: Caller) -> None:
+    """A refusal rolls back its transaction, but the token was used: its idle time starts
+    again all the same."""
+    if caller.stale:
+        with found.transaction() as session:
+            touch(session, caller)
+
+
+# --- the caller's own account ----------------------------------------------------------------
+
+def me(session: Session, user_id: int) -> dict[str, Any]:
+    """The account as ``GET /api/v1/me`` answers it: balances and limits."""
+    user = session.get(User, user_id)
+    assert user is not None
+    return {"username": user.username, "role": user.role,
+            "balances": ledger.balances(session, user.id),
+            "limits": {"daily_loss_limit": user.daily_loss_limit,
+                       "excluded_until": aware(user.excluded_until).isoformat()
+                       if user.excluded_until else None,
+                       "lost_today": loss_today(session, user.id)}}
+
+
+def read_me(found: Services, user_id: int) -> dict[str, Any]:
+    with found.read() as session:
+        return me(session, user_id)
+
+
+def set_limits(found: Services, caller: Caller, daily_loss_limit: int | None,
+               self_exclude_days: int | None) -> dict[str, Any]:
+    """Set a daily loss limit (lowering takes effect at once) and/or self-exclude; a
+    self-exclusion is only ever lengthened."""
+    with found.transaction() as session:
+        user = session.scalars(select(User).where(User.id == caller.user_id)
+                               .with_for_update()).one()
+        if daily_loss_limit is not None:
+            user.daily_loss_limit = daily_loss_limit
+        if self_exclude_days is not None:
+            until = now() + timedelta(days=self_exclude_days)
+            current = aware(user.excluded_until) if user.excluded_until else None
+            user.excluded_until = max(until, current) if current else until
+        audit.record(session, caller.username, "limits_changed",
+                     daily_loss_limit=daily_loss_limit, self_exclude_days=self_exclude_days)
+        session.flush()
+        return me(session, caller.user_id)
+
+
+def user_named(session: Session, username: str) -> User | None:
+    found: User | None = session.scalars(select(User).where(User.username == username)
+                                         ).one_or_none()
+    return found

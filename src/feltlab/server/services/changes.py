@@ -1,0 +1,54 @@
+"""The database's part in live updates across workers (:mod:`feltlab.server.notify`):
+PostgreSQL's NOTIFY and LISTEN, and the reads that find changes nobody announced."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+
+from sqlalchemy import Engine, text
+
+CHANNEL = "feltlab_tables"
+
+_NOTIFY = text("SELECT pg_notify(:channel, :payload)")
+_LAST_EVENT = text("SELECT COALESCE(MAX(id), 0) FROM round_events")
+_LAST_SEAT = text("SELECT COALESCE(MAX(id), 0) FROM table_seats")
+_NEW_EVENTS = text("SELECT r.table_id, MAX(e.id) FROM round_events e JOIN rounds r "
+                   "ON r.id = e.round_id WHERE e.id > :last GROUP BY r.table_id")
+_NEW_SEATS = text("SELECT table_id, MAX(id) FROM table_seats WHERE id > :last "
+                  "GROUP BY table_id")
+
+
+def notify(engine: Engine, payload: str) -> None:
+    """``NOTIFY`` every worker listening on :data:`CHANNEL` (PostgreSQL)."""
+    with engine.connect() as connection:
+        connection.execute(_NOTIFY, {"channel": CHANNEL, "payload": payload})
+        connection.commit()
+
+
+def listen(engine: Engine, stop: threading.Event, heard: Callable[[str], None]) -> None:
+    """Pass every NOTIFY payload on :data:`CHANNEL` to ``heard`` until ``stop`` is set
+    (PostgreSQL; a dedicated autocommit connection, which raises if it is lost)."""
+    import psycopg
+
+    url = engine.url.set(drivername="postgresql").render_as_string(hide_password=False)
+    with psycopg.connect(url, autocommit=True) as connection:
+        connection.execute(f"LISTEN {CHANNEL}")
+        while not stop.is_set():
+            for note in connection.notifies(timeout=1.0):
+                heard(note.payload)
+
+
+def changed_tables(engine: Engine, last_event: int, last_seat: int
+                   ) -> tuple[set[int], int, int]:
+    """The tables with round events or seats newer than the ids given, and the newest ids
+    now. A first call (ids below 0) only reads the newest ids."""
+    with engine.connect() as connection:
+        if last_event < 0:
+            return (set(), int(connection.execute(_LAST_EVENT).scalar_one()),
+                    int(connection.execute(_LAST_SEAT).scalar_one()))
+        events = connection.execute(_NEW_EVENTS, {"last": last_event}).all()
+        seats = connection.execute(_NEW_SEATS, {"last": last_seat}).all()
+    tables = {int(row[0]) for row in [*events, *seats]}
+    return (tables, max([last_event, *(int(row[1]) for row in events)]),
+            max([last_seat, *(int(row[1]) for row in seats)]))

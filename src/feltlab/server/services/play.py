@@ -1,0 +1,159 @@
+"""Playing at a table: a bet (a private table deals at once, a shared one takes it into
+its betting window) and a decision, each a money request that answers the round as the
+caller sees it and shows the table's watchers its new state."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+
+from sqlalchemy import bindparam, select
+from sqlalchemy.orm import Session
+
+from feltlab.server.auth import Caller
+from feltlab.server.errors import Conflict, not_found
+from feltlab.server.models import GameTable, Round, TableSeat, User, table_of
+from feltlab.server.services import rounds
+from feltlab.server.services.accounts import record_refused_use
+from feltlab.server.services.context import Services
+from feltlab.server.services.idempotency import (
+    Answer,
+    MoneyRequest,
+    run_money_request,
+    stored_answer,
+)
+from feltlab.server.services.round_log import LoadedRound, load_round, lock_for, unfinished_round
+from feltlab.server.services.round_reads import round_view, state_of
+from feltlab.server.services.tables import lock_table
+from feltlab.server.views import Fresh
+
+
+@dataclass(frozen=True)
+class Wagers:
+    """A bet as the caller places it: wager amounts by name, the colour where the game
+    has one, and the client seed (checked already; "" for none)."""
+
+    wagers: dict[str, int]
+    colour: str | None
+    client_seed: str
+
+
+# built once, and in Core where no object is needed: these run on every bet
+_SEATS, _TABLES, _ROUNDS = table_of(TableSeat), table_of(GameTable), table_of(Round)
+_SEAT_OF = select(_SEATS.c.seat).where(_SEATS.c.table_id == bindparam("table_id"),
+                                       _SEATS.c.user_id == bindparam("user_id"))
+_SEATED_USERS = select(_SEATS.c.user_id).where(_SEATS.c.table_id == bindparam("table_id"))
+_USER = select(User).where(User.id == bindparam("user_id"))
+_ROUND_IN_PLAY = (select(_ROUNDS.c.id).join(_TABLES, _TABLES.c.id == _ROUNDS.c.table_id)
+                  .join(_SEATS, _SEATS.c.table_id == _ROUNDS.c.table_id)
+                  .where(_ROUNDS.c.table_id == bindparam("table_id"),
+                         _TABLES.c.shared.is_(True), _TABLES.c.status == "open",
+                         _SEATS.c.user_id == bindparam("user_id"),
+                         _ROUNDS.c.phase.not_in(["wagers", "complete"])))
+
+
+def refuse_if_betting_closed(found: Services, table_id: int, caller: Caller,
+                             key: str | None) -> None:
+    """Refuse, with a read only, a bet at a shared table whose round is being played: the
+    same refusal the write transaction would give, without queueing for the writer. A
+    retry of a request already answered goes on to get its first answer."""
+    with found.read() as session:
+        if key is not None and stored_answer(session, caller.user_id, key) is not None:
+            return
+        current = session.connection().execute(_ROUND_IN_PLAY, {
+            "table_id": table_id, "user_id": caller.user_id}).first()
+    if current is not None:
+        record_refused_use(found, caller)
+        raise Conflict(f"betting is closed: round {current.id} is being played")
+
+
+def bet(found: Services, caller: Caller, table_id: int, placed: Wagers,
+        request: MoneyRequest) -> Answer:
+    """Bet at the table (the wagers are debited here), then show its watchers."""
+    fresh: list[Fresh] = []
+
+    def work(session: Session) -> tuple[int, Any]:
+        fresh.clear()
+        table = lock_table(session, table_id)
+        if table is None or (not table.shared and table.owner_id != caller.user_id):
+            raise not_found(f"table {table_id}")
+        if table.status != "open":
+            raise Conflict(f"table {table_id} is closed")
+        seen = found.hub.stamp(table_id)  # the table is locked: nobody changes it now
+        user = session.scalars(_USER, {"user_id": caller.user_id}).one()
+        if table.shared:
+            loaded = _bet_at_shared(session, table, user, placed)
+        else:
+            loaded = _deal_private(session, table, user, placed)
+            count_if_complete(found, loaded)
+        fresh.append(Fresh(seen, state_of(session, table, loaded)))
+        return 201, round_view(session, loaded, caller.user_id)
+
+    answer = run_money_request(found, caller, request, work)
+    found.publish(table_id, fresh[-1] if fresh else None)
+    return answer
+
+
+def _deal_private(session: Session, table: GameTable, user: User, placed: Wagers
+                  ) -> LoadedRound:
+    current = unfinished_round(session, table.id)
+    if current is not None:
+        raise Conflict(f"round {current} at this table is not finished")
+    loaded = rounds.open_round(session, table, placed.client_seed)
+    rounds.place_wagers(session, loaded, user, 1, placed.wagers, placed.colour)
+    rounds.deal(session, loaded)
+    return loaded
+
+
+def _bet_at_shared(session: Session, table: GameTable, user: User, placed: Wagers
+                   ) -> LoadedRound:
+    """The bet joins the round in its betting window (opening one if none is open); the
+    player's client seed is kept on their seat and mixed with the others' at the deal."""
+    seat = session.connection().execute(_SEAT_OF, {"table_id": table.id, "user_id": user.id}
+                                        ).scalar()
+    if seat is None:
+        raise Conflict(f"take a seat at table {table.id} before betting")
+    current = unfinished_round(session, table.id)
+    if current is None:
+        loaded = rounds.open_round(session, table, "",
+                                   timedelta(seconds=table.betting_seconds))
+    else:
+        loaded = load_round(session, current, lock=True)
+        if loaded.record.phase != "wagers":
+            raise Conflict(f"betting is closed: round {current} is being played")
+    rounds.place_wagers(session, loaded, user, seat, placed.wagers, placed.colour,
+                        placed.client_seed)
+    seated_now = session.connection().execute(_SEATED_USERS, {"table_id": table.id}
+                                              ).scalars().all()
+    if {item.user_id for item in loaded.seats} >= set(seated_now):
+        rounds.deal(session, loaded, timedelta(seconds=table.decision_seconds))
+    return loaded
+
+
+def decide(found: Services, caller: Caller, round_id: int, decision: dict[str, Any],
+           request: MoneyRequest) -> Answer:
+    """The caller's decision (a raise, play or bet is debited here), then show the
+    table's watchers."""
+    fresh: list[Fresh] = []
+
+    def work(session: Session) -> tuple[int, Any]:
+        fresh.clear()
+        table, loaded = lock_for(session, round_id, caller.user_id)
+        seen = found.hub.stamp(table.id)  # the table is locked: nobody changes it now
+        timer = timedelta(seconds=table.decision_seconds) if table.shared else None
+        rounds.act(session, loaded, caller.user_id, decision, timer)
+        count_if_complete(found, loaded)
+        fresh.append(Fresh(seen, state_of(session, table, loaded)))
+        return 200, round_view(session, loaded, caller.user_id)
+
+    answer = run_money_request(found, caller, request, work)
+    for changed in fresh:
+        found.publish(changed.state.view["id"], changed)
+    return answer
+
+
+def count_if_complete(found: Services, loaded: LoadedRound) -> None:
+    """Count a round that has just completed in the metrics."""
+    if loaded.record.phase == "complete":
+        found.metrics.round_completed(loaded.rules.id, rounds.staked(loaded))

@@ -1,0 +1,110 @@
+"""Reading rounds and tables for their callers: a round as its player sees it, its recall,
+the caller's latest rounds, a table with its current round, and the state every live
+watcher of a table shares. The views themselves are :mod:`feltlab.server.views`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import bindparam, select
+from sqlalchemy.orm import Session
+
+from feltlab.server.auth import Caller
+from feltlab.server.errors import not_found
+from feltlab.server.models import GameTable, User, table_of
+from feltlab.server.services.context import Services
+from feltlab.server.services.round_log import (
+    LoadedRound,
+    latest_round,
+    load_for,
+    load_round,
+    recent_rounds,
+    unfinished_round,
+)
+from feltlab.server.services.tables import find_table, seated, visible_table
+from feltlab.server.views import (
+    TableState,
+    needs_names,
+    recall,
+    table_json,
+    table_state,
+    view_of,
+)
+
+_USERS = table_of(User)
+_NAMES_OF = select(_USERS.c.id, _USERS.c.username).where(
+    _USERS.c.id.in_(bindparam("user_ids", expanding=True)))
+_USERNAMES: dict[int, str] = {}
+"""Usernames by user id, kept by each worker: a username never changes once chosen."""
+
+
+def usernames(session: Session, loaded: LoadedRound) -> dict[int, str]:
+    """The names of the round's seated players, by user id."""
+    wanted = {item.user_id for item in loaded.seats}
+    missing = wanted - _USERNAMES.keys()
+    if missing:
+        if len(_USERNAMES) > 100_000:
+            _USERNAMES.clear()
+        rows = session.connection().execute(_NAMES_OF, {"user_ids": sorted(missing)})
+        _USERNAMES.update({user_id: name for user_id, name in rows})
+    return {user_id: _USERNAMES[user_id] for user_id in wanted if user_id in _USERNAMES}
+
+
+def round_view(session: Session, loaded: LoadedRound, user_id: int) -> dict[str, Any]:
+    """The round as ``user_id`` may see it: no hidden card before its reveal."""
+    names = usernames(session, loaded) if needs_names(loaded, user_id) else {}
+    return view_of(loaded, user_id, names)
+
+
+def read_round(found: Services, round_id: int, caller: Caller) -> dict[str, Any]:
+    """The round as the caller may see it; another player's round is not found."""
+    with found.read() as session:
+        return round_view(session, load_for(session, round_id, caller.user_id),
+                          caller.user_id)
+
+
+def read_recall(found: Services, round_id: int, caller: Caller) -> dict[str, Any]:
+    """The caller's round step by step (:func:`feltlab.server.views.recall`)."""
+    with found.read() as session:
+        loaded = load_for(session, round_id, caller.user_id)
+        mine = loaded.seat_of(caller.user_id)
+        if mine is None:
+            raise not_found(f"round {round_id}")
+        return recall(loaded, mine)
+
+
+def recent_views(found: Services, caller: Caller, limit: int) -> list[dict[str, Any]]:
+    """The caller's latest rounds, newest first."""
+    with found.read() as session:
+        return [round_view(session, load_round(session, round_id), caller.user_id)
+                for round_id in recent_rounds(session, caller.user_id, limit)]
+
+
+def read_table(found: Services, table_id: int, caller: Caller) -> dict[str, Any]:
+    """The table, and its current round as the caller may see it."""
+    with found.read() as session:
+        table = visible_table(session, table_id, caller)
+        view = table_json(table, seated(session, table.id) if table.shared else None)
+        current = unfinished_round(session, table.id)
+        view["round"] = (None if current is None else round_view(
+            session, load_round(session, current), caller.user_id))
+        return view
+
+
+def state_of(session: Session, table: GameTable, loaded: LoadedRound | None,
+             stamp: int = -1) -> TableState:
+    """The table's shared live state with ``loaded`` as its current round."""
+    sitting = seated(session, table.id) if table.shared else None
+    names = {} if loaded is None else usernames(session, loaded)
+    return table_state(table, sitting, loaded, names, stamp)
+
+
+def live_state(found: Services, table_id: int, stamp: int) -> TableState:
+    """The table's state read now: its unfinished round or, between rounds, its last."""
+    with found.read() as session:
+        table = find_table(session, table_id)
+        if table is None:
+            raise not_found(f"table {table_id}")
+        current = unfinished_round(session, table.id) or latest_round(session, table.id)
+        loaded = None if current is None else load_round(session, current)
+        return state_of(session, table, loaded, stamp)

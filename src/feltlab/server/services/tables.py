@@ -1,0 +1,123 @@
+"""Tables: finding and locking them, who sits where, and opening, listing and closing
+them (private practice tables against the house, shared tables opened by admins)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import bindparam, select
+from sqlalchemy.orm import Session
+
+from feltlab.core.rules import Rules, RulesError, builtin_ids, load_rules
+from feltlab.server.auth import Caller
+from feltlab.server.clock import now
+from feltlab.server.errors import Refused, not_found
+from feltlab.server.models import GameTable, TableSeat, User, table_of
+from feltlab.server.services import audit
+from feltlab.server.services.context import Services
+from feltlab.server.views import table_json
+
+# built once, and in Core where no object is needed: tables are found on every request
+_TABLE = select(GameTable).where(GameTable.id == bindparam("table_id"))
+_TABLE_LOCKED = _TABLE.with_for_update()
+_TABLE_LOCKED_OR_SKIPPED = _TABLE.with_for_update(skip_locked=True)
+_SEATS, _USERS = table_of(TableSeat), table_of(User)
+_SEATED = (select(_SEATS.c.seat, _USERS.c.username)
+           .join(_USERS, _USERS.c.id == _SEATS.c.user_id)
+           .where(_SEATS.c.table_id == bindparam("table_id")).order_by(_SEATS.c.seat))
+
+
+def find_table(session: Session, table_id: int) -> GameTable | None:
+    """The table, unlocked (a built statement: quicker than ``Session.get``)."""
+    table: GameTable | None = session.scalars(_TABLE, {"table_id": table_id}).one_or_none()
+    return table
+
+
+def lock_table(session: Session, table_id: int, skip_locked: bool = False
+               ) -> GameTable | None:
+    """Lock a table's row and return the table: every transaction that changes a round
+    locks its table, then the round, then the house wallet, then players' wallets, always
+    in that order, so none waits for another in a circle. None when ``skip_locked`` and
+    another transaction holds it."""
+    query = _TABLE
+    if session.get_bind().dialect.name == "postgresql":
+        query = _TABLE_LOCKED_OR_SKIPPED if skip_locked else _TABLE_LOCKED
+    table: GameTable | None = session.scalars(query, {"table_id": table_id}).one_or_none()
+    return table
+
+
+def visible_table(session: Session, table_id: int, caller: Caller) -> GameTable:
+    """A shared table, or the caller's own private one; any other is not found."""
+    table = session.get(GameTable, table_id)
+    if table is None or (not table.shared and table.owner_id != caller.user_id):
+        raise not_found(f"table {table_id}")
+    return table
+
+
+def seated(session: Session, table_id: int) -> list[tuple[int, str]]:
+    """Who sits where at a shared table: (seat, username) in seat order."""
+    return [(seat, name) for seat, name in
+            session.connection().execute(_SEATED, {"table_id": table_id})]
+
+
+def builtin_rules(rules_id: str) -> Rules:
+    """The built-in rule set a table is opened with."""
+    if rules_id not in builtin_ids():
+        raise Refused(f"unknown rule set {rules_id[:64]!r}; rule sets are "
+                      f"{', '.join(builtin_ids())}")
+    try:
+        return load_rules(rules_id)
+    except RulesError as error:
+        raise Refused(str(error)) from None
+
+
+def open_private(found: Services, caller: Caller, rules_id: str, practice: bool
+                 ) -> dict[str, Any]:
+    """A private table against the house, ready at once (practice, or cash)."""
+    rules = builtin_rules(rules_id)
+    with found.transaction() as session:
+        table = GameTable(rules_id=rules.id, fingerprint=rules.fingerprint,
+                          currency="practice" if practice else "cash", shared=False,
+                          owner_id=caller.user_id, status="open", created_at=now())
+        session.add(table)
+        session.flush()
+        return table_json(table)
+
+
+def open_shared(found: Services, admin: Caller, rules_id: str, currency: str, name: str,
+                betting_seconds: int, decision_seconds: int) -> dict[str, Any]:
+    """A shared table: players sit, bet in the betting window, decide in turn."""
+    rules = builtin_rules(rules_id)
+    with found.transaction() as session:
+        table = GameTable(rules_id=rules.id, fingerprint=rules.fingerprint,
+                          currency=currency, shared=True, owner_id=None, status="open",
+                          name=name, betting_seconds=betting_seconds,
+                          decision_seconds=decision_seconds, created_at=now())
+        session.add(table)
+        session.flush()
+        audit.record(session, admin.username, "table_opened", table=table.id,
+                     rules=rules.id, currency=currency, name=name)
+        return table_json(table, [])
+
+
+def close_shared(found: Services, admin: Caller, table_id: int) -> dict[str, Any]:
+    """Close a shared table to new bets (a round under way is played to the end)."""
+    with found.transaction() as session:
+        table = session.get(GameTable, table_id)
+        if table is None or not table.shared:
+            raise not_found(f"shared table {table_id}")
+        table.status = "closed"
+        audit.record(session, admin.username, "table_closed", table=table_id)
+        answer = table_json(table, seated(session, table_id))
+    found.publish(table_id)
+    return answer
+
+
+def list_for(found: Services, caller: Caller) -> list[dict[str, Any]]:
+    """The shared tables open now and the caller's own tables, newest first."""
+    with found.read() as session:
+        tables = session.scalars(select(GameTable).where(
+            ((GameTable.shared.is_(True)) & (GameTable.status == "open"))
+            | (GameTable.owner_id == caller.user_id)).order_by(GameTable.id.desc()).limit(100))
+        return [table_json(table, seated(session, table.id) if table.shared else None)
+                for table in tables]

@@ -45,7 +45,8 @@ def _stdout() -> Console:
     return output_console()
 
 
-def _load(rules_text: str) -> Rules:
+def load_or_fail(rules_text: str) -> Rules:
+    """The rule set a command names; a refusal in one line if it cannot be loaded."""
     try:
         return load_rules(rules_text)
     except RulesError as error:
@@ -96,7 +97,7 @@ def analyze_command(
     ] = None,
 ) -> None:
     """The exact PAR sheet of a rule set: return tables, house edges, rates, strategy."""
-    loaded = _load(rules)
+    loaded = load_or_fail(rules)
     try:
         if html is not None:
             check_output_file(html, "--html")
@@ -193,7 +194,7 @@ def advise_command(
     """The exact EV of every option open to one hand, and the best, over all unseen cards."""
     from feltlab.analysis import advise
 
-    loaded = _load(rules)
+    loaded = load_or_fail(rules)
     try:
         hand = advice_inputs(loaded, cards, community, colour, bets)
         player, shared, chosen, multiples = hand.player, hand.community, hand.colour, hand.bets
@@ -236,7 +237,7 @@ def solve_command(
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
 ) -> None:
     """The whole-number pays (or the scale) that put a wager's house edge nearest a target."""
-    loaded = _load(rules)
+    loaded = load_or_fail(rules)
     try:
         goal = parse_target(target)
         with progress_bar(f"Solving {wager} of {loaded.id}", not as_json):

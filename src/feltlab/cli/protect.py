@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from feltlab.cli.analyze import _load, progress_bar
+from feltlab.cli.analyze import load_or_fail, progress_bar
 from feltlab.cli.terminal import fail, output_console
 from feltlab.core.paths import check_output_file
 
@@ -40,7 +40,7 @@ def protect_command(
     from feltlab.protect import Case, check_case, protect
     from feltlab.protect.report import render_html, report_renderable
 
-    loaded = _load(rules)
+    loaded = load_or_fail(rules)
     given = (colluders, dealer_seen, next_seen)
     cases = None
     try:

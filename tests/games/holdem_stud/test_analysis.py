@@ -106,7 +106,7 @@ def test_forward_counts_match_solved_values(nh: HoldemStudRules, nh_sheet: ParSh
 
 def test_advice_at_the_start_adds_up_to_the_house_edge(nh: HoldemStudRules) -> None:
     total = Fraction(0)
-    for cards, weight in zip(*holdem._starting_classes(), strict=True):
+    for cards, weight in zip(*holdem.starting_classes(), strict=True):
         player = [Card(int(card)) for card in cards]
         advice = holdem.advise(nh, player, (), ())
         total += weight * max(option.ev for option in advice.options)
@@ -118,7 +118,7 @@ def test_other_street_bet_sizes_add_up_and_match_brute_force(nh: HoldemStudRules
                                                               most: int) -> None:
     rules = HoldemStudRules.model_validate({**nh.model_dump(), "max_street_multiple": most})
     total = Fraction(0)
-    for cards, weight in zip(*holdem._starting_classes(), strict=True):
+    for cards, weight in zip(*holdem.starting_classes(), strict=True):
         player = [Card(int(card)) for card in cards]
         advice = holdem.advise(rules, player, (), ())
         assert len(advice.options) == most + 1

@@ -48,7 +48,6 @@ from feltlab.games.holdem_stud.solver import (
     I64,
     Outcome,
     Solution,
-    _option_sums,
     all_sets,
     binomials,
     colex_index,
@@ -58,6 +57,7 @@ from feltlab.games.holdem_stud.solver import (
     set_colex_index,
     solution_for,
     solve,
+    street_option_sums,
 )
 from feltlab.games.holdem_stud.strategy import (
     MADE_NAMES,
@@ -299,7 +299,7 @@ def _solved_sums(rules: HoldemStudRules, cards: Sequence[Card], level: int,
     if level == shape.last:
         sums = [int(solution.final_sums[row]) * (at_risk + bet) for bet in range(shape.most + 1)]
     else:
-        sums = [int(value) for value in _option_sums(
+        sums = [int(value) for value in street_option_sums(
             all_sets(2 + level), row, solution.values[level + 1], shape.low(level + 1),
             at_risk, shape.most, binomials())]
     return sums, shape.scale(level)
@@ -345,7 +345,7 @@ def _joint_counts(starts: npt.NDArray[np.uint8], weights: I64, choices0: I8, cho
     return counts
 
 
-def _starting_classes() -> tuple[npt.NDArray[np.uint8], I64]:
+def starting_classes() -> tuple[npt.NDArray[np.uint8], I64]:
     """One two-card hand per suit-pattern class (169) and how many hands it stands for."""
     starts, weights = [], []
     for high in range(13):
@@ -369,7 +369,7 @@ def joint_counts(rules: HoldemStudRules) -> I64:
 def _joint_counts_for(multiples: tuple[int, ...], streets: int, most: int) -> I64:
     solution = solve(multiples, streets, most)
     choices = list(solution.choices) + [np.zeros((1, 1), dtype=np.int8)] * 3
-    starts, weights = _starting_classes()
+    starts, weights = starting_classes()
     three = three_card_hands(all_sets(3))
     return _joint_counts(starts, weights, choices[0], choices[1], choices[2], streets,
                          solution.shape.top, five_card_classes(), three, binomials())

@@ -25,7 +25,7 @@ import numpy.typing as npt
 
 from feltlab.core.protection import Case, CaseResult, McSums, Progress
 from feltlab.core.rng import draw_cards, stream_state
-from feltlab.games.holdem_stud.analysis import _starting_classes, analyze_main_edge
+from feltlab.games.holdem_stud.analysis import analyze_main_edge, starting_classes
 from feltlab.games.holdem_stud.known import (
     I8,
     STREETS,
@@ -77,7 +77,7 @@ def _kernel_arguments(rules: HoldemStudRules) -> tuple[int, I8, I64, I64, I64]:
 def exact_single(rules: HoldemStudRules, case: Case) -> CaseResult:
     """One seat: every starting hand (by suit class) and every order of the community."""
     start = time.perf_counter()
-    starts, weights = _starting_classes()
+    starts, weights = starting_classes()
     sums = _class_sums(starts, weights, lookahead_schedule(case.next_seen),
                        *_kernel_arguments(rules))
     deals = math.comb(52, 2) * math.perm(50, STREETS)

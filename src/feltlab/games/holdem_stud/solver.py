@@ -179,7 +179,7 @@ def _last_level(final_sums: I64, scale: int, low: int, width: int, most: int
 
 
 @nb.njit(cache=True)
-def _option_sums(sets: npt.NDArray[np.uint8], row: int, next_values: I64, next_low: int,
+def street_option_sums(sets: npt.NDArray[np.uint8], row: int, next_values: I64, next_low: int,
                  at_risk: int, most: int, binom: I64) -> I64:
     """Scaled value of each bet 1..most at this node: sum over the next card."""
     sums = np.zeros(most + 1, dtype=np.int64)
@@ -201,7 +201,7 @@ def _middle_level(sets: npt.NDArray[np.uint8], next_values: I64, next_low: int, 
     for row in range(sets.shape[0]):
         for column in range(width):
             at_risk = low + column
-            sums = _option_sums(sets, row, next_values, next_low, at_risk, most, binom)
+            sums = street_option_sums(sets, row, next_values, next_low, at_risk, most, binom)
             best, choice = sums[most], most
             for bet in range(most - 1, 0, -1):
                 if sums[bet] > best:

@@ -36,9 +36,9 @@ from feltlab.games.holdem_stud.solver import (
     I8,
     I64,
     Solution,
-    _option_sums,
     all_sets,
     binomials,
+    street_option_sums,
 )
 
 Feature = Literal["made", "points", "suited", "straight", "straight_flush", "bets"]
@@ -162,7 +162,7 @@ def _group_totals_middle(sets: npt.NDArray[np.uint8], reach: I64, low: int, scal
             paths = reach[row, column]
             if paths == 0:
                 continue
-            sums = _option_sums(sets, row, next_values, next_low, low + column, most, binom)
+            sums = street_option_sums(sets, row, next_values, next_low, low + column, most, binom)
             sums[0] = -scale * (low + column)
             for bet in range(most + 1):
                 totals[groups[row, column], bet] += paths * sums[bet]

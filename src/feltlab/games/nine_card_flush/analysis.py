@@ -84,7 +84,7 @@ class Deal:
         return max(self.community[:2])
 
 
-def _splits(total: int, sizes: tuple[int, int, int]) -> Iterator[tuple[int, int, int]]:
+def suit_splits(total: int, sizes: tuple[int, int, int]) -> Iterator[tuple[int, int, int]]:
     for first in range(min(total, sizes[0]) + 1):
         for second in range(min(total - first, sizes[1]) + 1):
             other = total - first - second
@@ -92,20 +92,21 @@ def _splits(total: int, sizes: tuple[int, int, int]) -> Iterator[tuple[int, int,
                 yield first, second, other
 
 
-def _ways(taken: tuple[int, int, int], sizes: tuple[int, int, int]) -> int:
+def split_ways(taken: tuple[int, int, int], sizes: tuple[int, int, int]) -> int:
     return math.prod(math.comb(size, count) for size, count in zip(sizes, taken, strict=True))
 
 
 def community_classes() -> list[tuple[tuple[int, int, int], int]]:
     """(hearts, diamonds, black) of the community and how many 3-card sets have it."""
     sizes = (SUIT_SIZE, SUIT_SIZE, OTHER_SIZE)
-    return [(split, _ways(split, sizes)) for split in _splits(COMMUNITY, sizes)]
+    return [(split, split_ways(split, sizes)) for split in suit_splits(COMMUNITY, sizes)]
 
 
 def player_classes(community: tuple[int, int, int]) -> list[Deal]:
     """Every class of the player's six given the community (counts add to C(49, 6))."""
     sizes = (SUIT_SIZE - community[0], SUIT_SIZE - community[1], OTHER_SIZE - community[2])
-    return [Deal(community, split, _ways(split, sizes)) for split in _splits(PLAYER, sizes)]
+    return [Deal(community, split, split_ways(split, sizes))
+            for split in suit_splits(PLAYER, sizes)]
 
 
 def all_deals() -> list[Deal]:
@@ -351,9 +352,9 @@ def play_ev_known(rules: NineCardRules, community: tuple[int, int, int],
     first, second, other = sizes
     still = PLAYER - sum(seen)
     total = 0
-    for split in _splits(still, (first, second, other)):
+    for split in suit_splits(still, (first, second, other)):
         nine = max(community[0] + seen[0] + split[0], community[1] + seen[1] + split[1])
-        total += 2 * signs[nine] * _ways(split, (first, second, other))
+        total += 2 * signs[nine] * split_ways(split, (first, second, other))
     return Fraction(total, math.comb(first + second + other, still))
 
 

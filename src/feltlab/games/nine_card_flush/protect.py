@@ -20,11 +20,11 @@ from feltlab.games.nine_card_flush.analysis import (
     DEALS,
     OTHER_SIZE,
     SUIT_SIZE,
-    _splits,
-    _ways,
     community_classes,
     optimal_plays,
     play_ev_known,
+    split_ways,
+    suit_splits,
 )
 from feltlab.games.nine_card_flush.analysis import (
     analyze as analyze_nine,
@@ -57,9 +57,9 @@ def own_cards_seen(rules: NineCardRules, case: Case) -> CaseResult:
     total = Fraction(0)
     for community, ways in community_classes():
         sizes = (SUIT_SIZE - community[0], SUIT_SIZE - community[1], OTHER_SIZE - community[2])
-        for seen in _splits(seen_count, sizes):
+        for seen in suit_splits(seen_count, sizes):
             play = play_ev_known(rules, community, (0, 0, 0), seen)
-            total += max(Fraction(-1), play) * ways * _ways(seen, sizes)
+            total += max(Fraction(-1), play) * ways * split_ways(seen, sizes)
     states = math.comb(52, COMMUNITY) * math.comb(52 - COMMUNITY, seen_count)
     edge = total / states
     return CaseResult(case, edge, 0.0, True, states,

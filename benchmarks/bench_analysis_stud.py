@@ -20,7 +20,7 @@ import numpy as np
 ANALYSE = """
 import time
 from feltlab.core.rules import load_rules
-from feltlab.analysis import {module}
+from feltlab.games.{folder} import analysis as {module}
 start = time.perf_counter()
 {module}.analyze(load_rules("{rules}"))
 print(time.perf_counter() - start)
@@ -29,7 +29,9 @@ print(time.perf_counter() - start)
 
 def _timed_run(module: str, rules: str, cache_dir: str) -> float:
     environment = {**os.environ, "NUMBA_CACHE_DIR": cache_dir}
-    done = subprocess.run([sys.executable, "-c", ANALYSE.format(module=module, rules=rules)],
+    folder = {"holdem": "holdem_stud", "nine": "nine_card_flush"}[module]
+    script = ANALYSE.format(module=module, folder=folder, rules=rules)
+    done = subprocess.run([sys.executable, "-c", script],
                           env=environment, capture_output=True, text=True, check=True)
     return float(done.stdout.strip().splitlines()[-1])
 
@@ -43,14 +45,12 @@ def bench_analyses() -> None:
 
 
 def bench_advice() -> None:
-    from feltlab.analysis import holdem, nine
     from feltlab.core.cards import Card
     from feltlab.core.rules import load_rules
-from feltlab.games.holdem_stud.rules import HoldemStudRules
-from feltlab.games.nine_card_flush.rules import NineCardRules
+    from feltlab.games.holdem_stud import analysis as holdem
+    from feltlab.games.nine_card_flush import analysis as nine
 
     stud, flush = load_rules("nh-holdem-stud"), load_rules("nine-card-flush")
-    assert isinstance(stud, HoldemStudRules) and isinstance(flush, NineCardRules)
     holdem.advise(stud, [Card(0), Card(1)], (), ())  # solve once
     generator = np.random.default_rng(1)
     hands = 200

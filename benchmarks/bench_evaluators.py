@@ -18,7 +18,7 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
-from feltlab import kernels
+from feltlab.core import kernels
 
 Kernel = Callable[[npt.NDArray[np.uint8]], npt.NDArray[np.integer]]
 TARGET_FLUSH_PER_SECOND_ONE_CORE = 50e6

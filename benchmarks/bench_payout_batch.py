@@ -19,9 +19,9 @@ import subprocess
 import sys
 import tempfile
 import time
-from importlib import resources
 from pathlib import Path
 
+from feltlab.core import registry
 from feltlab.core.cards import format_cards, full_deck
 from feltlab.core.payout import settle_request
 from feltlab.core.rules import builtin_ids, load_rules
@@ -68,8 +68,7 @@ def write_batch(path: Path, items: int, rule_file: Path) -> None:
 def run(items: int) -> None:
     with tempfile.TemporaryDirectory() as folder:
         batch, rule_file = Path(folder) / "batch.json", Path(folder) / "house.toml"
-        builtin = resources.files("feltlab") / "rulesets" / "nh-flush-poker.toml"
-        rule_file.write_text(builtin.read_text("utf-8"), "utf-8")
+        rule_file.write_text(registry.builtin_text("nh-flush-poker"), "utf-8")
         write_batch(batch, items, rule_file)
         size = batch.stat().st_size
         start = time.perf_counter()

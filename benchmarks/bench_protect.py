@@ -16,9 +16,9 @@ from collections.abc import Sequence
 import numpy as np
 
 from feltlab.analysis import advise
-from feltlab.protect import Case, default_cases, evaluate_case
 from feltlab.core.cards import Card
 from feltlab.core.rules import Rules, builtin_ids, load_rules
+from feltlab.protect import Case, default_cases, default_deals, evaluate_case
 
 HANDS = 200
 
@@ -60,11 +60,11 @@ def bench_advice() -> None:
 
 
 def bench_cases(deals: int | None, quick: bool) -> None:
-    from feltlab.protect import DEFAULT_DEALS
+    from feltlab.games.high_card_flush import protect as protect_flush
 
     for rules_id in builtin_ids():
         rules = load_rules(rules_id)
-        count = deals or DEFAULT_DEALS[rules.game]
+        count = deals or default_deals(rules)
         cases = default_cases(rules)
         if quick:
             cases = [case for case in cases if case in (Case(), Case(rules.seats), Case(1, 1),
@@ -72,9 +72,7 @@ def bench_cases(deals: int | None, quick: bool) -> None:
         evaluate_case(rules, Case(), count, 0)  # compile, and the exact baseline
         for case in cases:
             if case == Case():
-                from feltlab.protect import flush as protect_flush
-
-                protect_flush._baselines.clear()  # time the enumeration, not the cache
+                protect_flush.forget_baselines()  # time the enumeration, not the cache
             start = time.perf_counter()
             result = evaluate_case(rules, case, count, 0)
             seconds = time.perf_counter() - start

@@ -18,7 +18,7 @@ import time
 import numba as nb
 
 from feltlab.core.rules import builtin_ids, load_rules
-from feltlab.simulate import flush
+from feltlab.games.high_card_flush import kernel as flush
 from feltlab.simulate.kernel import draw_floor
 from feltlab.simulate.runner import chunk_count, prepare, simulate
 

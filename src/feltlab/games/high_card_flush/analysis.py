@@ -85,7 +85,7 @@ BonusName = Literal["flush", "straight_flush"]
 
 
 def _of_length(length: int) -> npt.NDArray[np.bool_]:
-    """Which entries of :data:`flush_kernels.VALUES` are flushes of this length."""
+    """Which entries of :data:`.counting.VALUES` are flushes of this length."""
     chosen: npt.NDArray[np.bool_] = np.equal(VALUE_LENGTHS, length)
     return chosen
 
@@ -100,9 +100,9 @@ def _player_classes() -> tuple[npt.NDArray[np.uint16], npt.NDArray[np.uint8]]:
 def compute_cells(qualify: int, progress: Progress | None = None) -> Int64Array:
     """Enumerate every player hand once: ``cells[value, run, category, quantity]``.
 
-    ``value`` indexes :data:`flush_kernels.VALUES`, ``run`` is the longest straight-flush
+    ``value`` indexes :data:`.counting.VALUES`, ``run`` is the longest straight-flush
     run, ``category`` one of the kernel's decision categories, and the quantities are
-    player hands and deals by dealer outcome (see :mod:`flush_kernels`).
+    player hands and deals by dealer outcome (see :mod:`.counting`).
     """
     classes, weights = _player_classes()
     acc = fk.new_accumulator(max(1, nb.get_num_threads()) * CHUNKS_PER_THREAD)
@@ -486,8 +486,8 @@ class OptimalDecisionTable:
     ``decision_by_flush_value[v]`` (``v = length << 13 | ranks``, 65,536 entries) is the
     optimal raise in antes (0 = fold) when every hand of flush value ``v`` has the same
     optimal decision, and -1 when it depends on the other cards (those values are listed
-    in ``exceptions``). For a -1, call ``flush_kernels.optimal_raise_of_masks(masks,
-    qualify, max_raise, flush_kernels.BINOM)`` with the hand's four suit masks (int64).
+    in ``exceptions``). For a -1, call ``counting.optimal_raise_of_masks(masks,
+    qualify, max_raise, counting.BINOM)`` with the hand's four suit masks (int64).
     """
 
     decision_by_flush_value: npt.NDArray[np.int8]

@@ -60,6 +60,11 @@ def _baseline_sums(classes: npt.NDArray[np.uint16], weights: npt.NDArray[np.uint
 _baselines: dict[tuple[int, tuple[int, ...]], CaseResult] = {}
 
 
+def forget_baselines() -> None:
+    """Forget the lone seat's exact results kept in this process (to time them again)."""
+    _baselines.clear()
+
+
 def baseline_edge(rules: FlushRules) -> Fraction:
     """The lone seat's exact edge (minus the house edge), computed once per process."""
     result = baseline(rules)

@@ -6,7 +6,7 @@ sets) and the 3 community cards in the order they are turned (50 x 49 x 48), so 
 ``ante`` wager's counts add up to 1,326 x 117,600 = 155,937,600. The 3 Card Bonus is
 counted over the C(52,3) = 22,100 sets of community cards.
 
-The optimal strategy is found by backward induction (:mod:`.holdem_solver`); ties go
+The optimal strategy is found by backward induction (:mod:`.solver`); ties go
 to the larger bet. Strategies as data live in :mod:`.holdem_strategy`.
 
 >>> from feltlab.core.cards import parse_cards

@@ -136,15 +136,23 @@ def parse_target(text: str) -> Fraction:
 
     >>> parse_target("5%"), parse_target("0.025"), parse_target("1/20")
     (Fraction(1, 20), Fraction(1, 40), Fraction(1, 20))
+    >>> parse_target("200%")
+    Traceback (most recent call last):
+    ...
+    feltlab.analysis.paytable.SolverError: target '200%' is not a house edge between -100% and 100%
     """
     cleaned = text.strip()
     try:
-        if cleaned.endswith("%"):
-            return Fraction(cleaned[:-1].strip()) / 100
-        return Fraction(cleaned)
+        target = (Fraction(cleaned[:-1].strip()) / 100 if cleaned.endswith("%")
+                  else Fraction(cleaned))
     except (ValueError, ZeroDivisionError):
         raise SolverError(f"target {text!r} is not a house edge such as 0.05, 5% or 1/20"
                           ) from None
+    # A player who always folds (or never bets) loses at most the stake: an edge of 1 or
+    # more, or of -1 or less, is no pay table's.
+    if not -1 < target < 1:
+        raise SolverError(f"target {text!r} is not a house edge between -100% and 100%")
+    return target
 
 
 # The linear case ------------------------------------------------------------------------
@@ -389,7 +397,10 @@ def solve(rules: Rules, wager: str, target: Fraction, line: str | int | None = N
     the wager has no decisions, by searching with re-analysis when it has."""
     if (line is None) == (not scale):
         raise SolverError("give either a pay-table line or the scale, not both or neither")
-    pay_table_field(rules, wager)
+    if line is not None:
+        line_key(pay_table(rules, wager), line)  # a wrong line costs no analysis
+    else:
+        pay_table_field(rules, wager)
     sheet = analyzer(rules)
     try:
         analysed = sheet.wager(wager)

@@ -11,6 +11,7 @@ import typer
 from feltlab.cli.analyze import load_or_fail, progress_bar
 from feltlab.cli.terminal import fail, output_console
 from feltlab.core.paths import check_output_file
+from feltlab.simulate.limits import threads_for
 
 
 def protect_command(
@@ -38,7 +39,6 @@ def protect_command(
     --dealer-seen, --next-seen: every amount of each leak, with practical signalling
     strategies and countermeasures."""
     from feltlab.protect import Case, check_case, protect
-    from feltlab.protect.report import render_html, report_renderable
 
     loaded = load_or_fail(rules)
     given = (colluders, dealer_seen, next_seen)
@@ -50,6 +50,7 @@ def protect_command(
             raise ValueError(f"--deals must be at least 1, got {deals}")
         if workers is not None and workers < 1:
             raise ValueError(f"--workers must be at least 1, got {workers}")
+        threads = threads_for(workers)
         if seed < 0:
             raise ValueError(f"--seed must be 0 or more, got {seed}")
         if any(value is not None for value in given):
@@ -57,7 +58,10 @@ def protect_command(
                         dealer_seen or 0, next_seen or 0)
             check_case(loaded, case)
             cases = [case]
-        _set_threads(workers)
+        # The report's charts load matplotlib (a second or more): only once the flags hold.
+        from feltlab.protect.report import render_html, report_renderable
+
+        _set_threads(threads)
         with progress_bar(f"Protecting {loaded.id}", not as_json) as progress:
             report = protect(loaded, cases, deals, seed,
                              lambda case, done, total: progress(done, total),
@@ -75,12 +79,10 @@ def protect_command(
     output_console().print(report_renderable(report))
 
 
-def _set_threads(workers: int | None) -> None:
+def _set_threads(threads: int) -> None:
     import numba as nb
 
-    from feltlab.simulate.runner import available_threads
-
-    nb.set_num_threads(available_threads(workers))
+    nb.set_num_threads(threads)
 
 
 def register(app: typer.Typer) -> None:

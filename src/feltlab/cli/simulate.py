@@ -149,7 +149,7 @@ def simulate_command(
     """Deal whole rounds at a table and estimate each wager's house edge."""
     reset()
     try:
-        check_simulate(hands, seed, workers)
+        check_simulate(hands, seed, workers, mistakes, cluster)
         from feltlab.simulate.runner import prepare, simulate
 
         stakes = None if bets is None else parse_wagers(bets, "--bets")
@@ -228,7 +228,7 @@ def session_command(
     hour."""
     reset()
     try:
-        check_session(bankroll, hands, sessions, seed, workers)
+        check_session(bankroll, hands, sessions, seed, workers, mistakes)
         check_range("--hands-per-hour", hands_per_hour, 1, 10**6)
         if plot is not None:
             check_output_file(plot, "--plot")

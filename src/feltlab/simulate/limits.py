@@ -12,6 +12,7 @@ ValueError: --hands must be 1 to 1,000,000,000,000, not 0
 
 from __future__ import annotations
 
+import importlib.util
 from typing import Final
 
 import numba as nb
@@ -50,19 +51,46 @@ def threads_for(workers: int | None) -> int:
     return workers
 
 
-def check_simulate(hands: int, seed: int, workers: int | None) -> None:
+def check_probability(option: str, value: float) -> None:
+    """
+    >>> check_probability("--mistakes", 1.5)
+    Traceback (most recent call last):
+    ...
+    ValueError: --mistakes must be a probability, 0 to 1, not 1.5
+    """
+    if not 0.0 <= value <= 1.0:  # also refuses NaN
+        raise ValueError(f"{option} must be a probability, 0 to 1, not {value}")
+
+
+def check_cluster(address: str | None) -> None:
+    """Refuse ``--cluster`` at once when Ray is not installed (the check imports nothing)."""
+    if address is None:
+        return
+    if not address.strip():
+        raise ValueError("--cluster: give an address (auto, local or ray://host:port)")
+    if importlib.util.find_spec("ray") is None:
+        raise ValueError("--cluster needs Ray: pip install 'feltlab[cluster]'")
+
+
+def check_simulate(hands: int, seed: int, workers: int | None, mistakes: float = 0.0,
+                   cluster: str | None = None) -> None:
+    """Every numeric flag of ``simulate``, checked before any strategy or kernel loads."""
     check_range("--hands", hands, 1, MAX_ROUNDS)
     check_range("--seed", seed, 0, MAX_SEED)
+    check_probability("--mistakes", mistakes)
     threads_for(workers)
+    check_cluster(cluster)
 
 
 def check_session(bankroll: int | None, hands: int, sessions: int, seed: int,
-                  workers: int | None) -> None:
+                  workers: int | None, mistakes: float = 0.0) -> None:
+    """Every numeric flag of ``session``, checked before any strategy or kernel loads."""
     if bankroll is not None:
         check_range("--bankroll", bankroll, 1, MAX_BANKROLL)
     check_range("--hands", hands, 1, MAX_SESSION_HANDS)
     check_range("--sessions", sessions, 1, MAX_SESSIONS)
     check_range("--seed", seed, 0, MAX_SEED)
+    check_probability("--mistakes", mistakes)
     threads_for(workers)
 
 

@@ -156,9 +156,9 @@ def prepare(rules: Rules, *, seats: int = 1, bets: Mapping[str, int] | None = No
     if not 1 <= seats <= rules.seats:
         raise ValueError(f"--seats: {rules.id} seats 1 to {rules.seats}, not {seats}")
     stakes = check_wagers(rules, dict(default_bets(rules) if bets is None else bets))
+    threshold = probability_threshold(mistakes)  # before the strategy: it may take seconds
     chosen = strategy if isinstance(strategy, Strategy) else load_strategy(rules, strategy)
     check_strategy(rules, chosen)
-    threshold = probability_threshold(mistakes)
     game = family_of(rules).kernel
     params = game.params(rules, stakes, threshold)
     names = game.WAGERS

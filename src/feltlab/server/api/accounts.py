@@ -62,7 +62,8 @@ def reset_practice(caller: CallerDep, found: ServicesDep, request: Request) -> E
 
 @router.put("/me/limits", response_model=Me)
 def set_limits(body: LimitsRequest, caller: CallerDep, found: ServicesDep) -> dict[str, Any]:
-    """Set a daily loss limit (cash; lowering takes effect at once) and/or self-exclude."""
+    """Set a daily loss limit (cash; lowering takes effect at once, raising after 24
+    hours: GET /me shows the pending limit) and/or self-exclude."""
     return accounts.set_limits(found, caller, body.daily_loss_limit, body.self_exclude_days)
 
 

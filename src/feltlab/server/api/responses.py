@@ -43,6 +43,11 @@ class LoggedIn(Answer):
 
 class OwnLimits(Answer):
     daily_loss_limit: int | None
+    """The limit in force now."""
+    pending_daily_loss_limit: int | None
+    """A raised limit waiting out its 24 hours, if any."""
+    pending_takes_effect_at: str | None
+    """When the pending limit takes effect."""
     excluded_until: str | None
     lost_today: int
 

@@ -27,7 +27,12 @@ from feltlab.server.models import AuthToken, LoginFailure, User, table_of
 from feltlab.server.services import audit, ledger
 from feltlab.server.services.context import Services
 from feltlab.server.services.database import session_factory, transaction
-from feltlab.server.services.limits import loss_today
+from feltlab.server.services.limits import (
+    change_daily_loss_limit,
+    effective_limit,
+    loss_today,
+    pending_limit,
+)
 
 # --- registration and logins ---------------------------------------------------------------
 
@@ -170,9 +175,13 @@ def me(session: Session, user_id: int) -> dict[str, Any]:
     """The account as ``GET /api/v1/me`` answers it: balances and limits."""
     user = session.get(User, user_id)
     assert user is not None
+    waiting, takes_effect_at = pending_limit(user)
     return {"username": user.username, "role": user.role,
             "balances": ledger.balances(session, user.id),
-            "limits": {"daily_loss_limit": user.daily_loss_limit,
+            "limits": {"daily_loss_limit": effective_limit(user),
+                       "pending_daily_loss_limit": waiting,
+                       "pending_takes_effect_at": takes_effect_at.isoformat()
+                       if takes_effect_at else None,
                        "excluded_until": aware(user.excluded_until).isoformat()
                        if user.excluded_until else None,
                        "lost_today": loss_today(session, user.id)}}
@@ -185,13 +194,13 @@ def read_me(found: Services, user_id: int) -> dict[str, Any]:
 
 def set_limits(found: Services, caller: Caller, daily_loss_limit: int | None,
                self_exclude_days: int | None) -> dict[str, Any]:
-    """Set a daily loss limit (lowering takes effect at once) and/or self-exclude; a
-    self-exclusion is only ever lengthened."""
+    """Set a daily loss limit (lowering takes effect at once, raising after 24 hours)
+    and/or self-exclude; a self-exclusion is only ever lengthened."""
     with found.transaction() as session:
         user = session.scalars(select(User).where(User.id == caller.user_id)
                                .with_for_update()).one()
         if daily_loss_limit is not None:
-            user.daily_loss_limit = daily_loss_limit
+            change_daily_loss_limit(user, daily_loss_limit)
         if self_exclude_days is not None:
             until = now() + timedelta(days=self_exclude_days)
             current = aware(user.excluded_until) if user.excluded_until else None

@@ -42,7 +42,7 @@ from feltlab.server.fairness import (
 )
 from feltlab.server.models import GameTable, Round, RoundSeat, User
 from feltlab.server.services import ledger
-from feltlab.server.services.limits import check_may_play
+from feltlab.server.services.limits import check_stake
 from feltlab.server.services.round_log import LoadedRound, append, cached_deck
 
 
@@ -95,7 +95,7 @@ def place_wagers(session: Session, loaded: LoadedRound, user: User, seat: int,
         raise Conflict(f"you have already bet in round {loaded.record.id}")
     actions = wager_actions(loaded.rules, seat, wagers, colour)
     stake = sum(amount for amount in wagers.values() if amount)
-    check_may_play(session, user, loaded.record.currency, stake)
+    check_stake(session, user.id, loaded.record.currency, stake)
     trial = HandState(loaded.rules, loaded.state.deck)
     for action in [*actions, Deal()]:
         try:
@@ -181,7 +181,10 @@ def act(session: Session, loaded: LoadedRound, user_id: int, body: dict[str, Any
         state.verify(action)
     except ActionError as error:
         raise Refused(str(error)) from None
-    _stake(session, loaded, seat, state.stake_of(action), body["action"])
+    stake = state.stake_of(action)
+    if stake:  # a raise, a street bet, a play: the same check as the opening bet
+        check_stake(session, user_id, loaded.record.currency, stake)
+    _stake(session, loaded, seat, stake, body["action"])
     append(session, loaded, action)
     advance(session, loaded, decision)
 

@@ -126,6 +126,9 @@ class Table(Answer):
     """Shared tables only."""
     seated: list[SeatTaken] | None = None
     """Shared tables only: who sits where."""
+    next_commitment: str | None = None
+    """Private tables (their owner): SHA-256 of the next round's server seed, fixed
+    before the bet; that round's ``commitment`` is this."""
 
 
 # --- rounds ---------------------------------------------------------------------------------------

@@ -73,9 +73,13 @@ def wager_actions(rules: Rules, seat: int, wagers: dict[str, int], colour: str |
 
 def open_round(session: Session, table: GameTable, client_seed: str,
                phase_deadline: timedelta | None = None) -> LoadedRound:
-    """A new round at ``table`` in the wagers phase, its commitment fixed now."""
+    """A new round at ``table`` in the wagers phase. A private table's round takes the
+    seed whose commitment the table showed before the bet, and the table draws the next;
+    a shared round's commitment is fixed now, before any seat's seed is seen."""
     rules = rules_for(table.rules_id, table.fingerprint)
     seed = new_server_seed()
+    if not table.shared:
+        seed, table.next_server_seed = table.next_server_seed or seed, new_server_seed()
     record = Round(table_id=table.id, rules_id=rules.id, fingerprint=rules.fingerprint,
                    currency=table.currency, server_seed=seed, commitment=commitment(seed),
                    client_seed=client_seed, phase=Phase.WAGERS.value, created_at=now(),

@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Awaitable
 from typing import Any
 
+import anyio
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from starlette.concurrency import run_in_threadpool
 
@@ -99,15 +101,16 @@ async def live(websocket: WebSocket, table_id: RowId) -> None:
     # Two tasks: one sends the views, one listens for the watcher's going. Whichever ends
     # first ends the other, so a watcher that left, or stopped reading, or a server
     # shutting down, never leaves a task waiting (on a queue, or on a full socket).
-    sending = asyncio.ensure_future(_send_views(websocket, found, table_id, caller, queue,
-                                                json.dumps(first)))
-    listening = asyncio.ensure_future(_until_gone(websocket))
     try:
-        await asyncio.wait({sending, listening}, return_when=asyncio.FIRST_COMPLETED)
+        async with anyio.create_task_group() as tasks:
+            async def then_stop(work: Awaitable[None]) -> None:
+                await work
+                tasks.cancel_scope.cancel()
+
+            tasks.start_soon(then_stop, _send_views(websocket, found, table_id, caller, queue,
+                                                    json.dumps(first)))
+            tasks.start_soon(then_stop, _until_gone(websocket))
     finally:
-        for task in (sending, listening):
-            task.cancel()
-        await asyncio.gather(sending, listening, return_exceptions=True)
         found.hub.unwatch(table_id, queue)
 
 

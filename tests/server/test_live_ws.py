@@ -54,28 +54,30 @@ def test_sigterm_with_a_live_and_a_dropped_watcher(sqlite_url: str, tmp_path: Pa
         table = httpx.post(server.base + "/api/v1/tables", headers=headers,
                            json={"rules": "high-card-flush"}).json()["id"]
         path = f"/api/v1/tables/{table}/live"
-        live = connect(f"ws://127.0.0.1:{server.port}{path}", additional_headers=headers)
-        assert live.recv(timeout=10)
-        dropped = dropped_watcher(server.port, path, token)
-        for number in range(3):  # changes announced to both watchers
-            bet = httpx.post(f"{server.base}/api/v1/tables/{table}/rounds", headers=headers,
-                             json={"wagers": {"ante": 5}})
-            assert bet.status_code == 201, bet.text
-            httpx.post(f"{server.base}/api/v1/rounds/{bet.json()['id']}/actions",
-                       headers=headers, json={"action": "fold"})
-            assert live.recv(timeout=10), number
-        assert server.process is not None
-        started = time.monotonic()
-        os.kill(server.process.pid, signal.SIGTERM)
-        code = server.process.wait(timeout=30)
-        seconds = time.monotonic() - started
-        assert seconds < 5, f"shutdown took {seconds:.1f} s"
-        assert code in (0, -signal.SIGTERM)  # uvicorn re-raises the signal once done
-        with pytest.raises(ConnectionClosed) as closed:
-            while True:
-                live.recv(timeout=5)
-        assert closed.value.rcvd is not None  # a close frame came: closed, not cut
-        assert closed.value.rcvd.code in (1000, 1001, 1012)
+        with connect(f"ws://127.0.0.1:{server.port}{path}", additional_headers=headers
+                     ) as live:
+            assert live.recv(timeout=10)
+            dropped = dropped_watcher(server.port, path, token)
+            for number in range(3):  # changes announced to both watchers
+                bet = httpx.post(f"{server.base}/api/v1/tables/{table}/rounds",
+                                 headers=headers, json={"wagers": {"ante": 5}})
+                assert bet.status_code == 201, bet.text
+                httpx.post(f"{server.base}/api/v1/rounds/{bet.json()['id']}/actions",
+                           headers=headers, json={"action": "fold"})
+                assert live.recv(timeout=10), number
+            assert server.process is not None
+            started = time.monotonic()
+            os.kill(server.process.pid, signal.SIGTERM)
+            code = server.process.wait(timeout=30)
+            seconds = time.monotonic() - started
+            print(f"SIGTERM to exit: {seconds:.2f} s ({workers} workers)")
+            assert seconds < 5, f"shutdown took {seconds:.1f} s"
+            assert code in (0, -signal.SIGTERM)  # uvicorn re-raises the signal once done
+            with pytest.raises(ConnectionClosed) as closed:
+                while True:
+                    live.recv(timeout=5)
+            assert closed.value.rcvd is not None  # a close frame came: closed, not cut
+            assert closed.value.rcvd.code in (1000, 1001, 1012)
     finally:
         if dropped is not None:
             dropped.close()

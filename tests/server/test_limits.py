@@ -3,6 +3,7 @@ counting what was lost today and what is still at risk; raising it waits 24 hour
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timedelta
 
 from fastapi.testclient import TestClient
@@ -139,3 +140,23 @@ def test_raising_the_limit_waits_24_hours_lowering_is_at_once(
     lowered = client.put("/api/v1/me/limits", json={"daily_loss_limit": 5},
                          headers=headers).json()["limits"]
     assert lowered["daily_loss_limit"] == 5 and lowered["pending_daily_loss_limit"] is None
+
+
+def test_parallel_bets_at_several_tables_cannot_pass_the_limit(
+        client: TestClient, database_url: str) -> None:
+    """Bets sent at once at six cash tables: the stakes are counted one after another
+    (each check waits for the player's wallet), so only what fits the limit is taken."""
+    headers, first = cash_player(client, database_url, 500)
+    tables = [first] + [client.post("/api/v1/tables", headers=headers, json={
+        "rules": "nh-holdem-stud", "practice": False}).json()["id"] for _ in range(5)]
+    client.put("/api/v1/me/limits", json={"daily_loss_limit": 25}, headers=headers)
+
+    def bet(table: int) -> int:
+        status: int = client.post(f"/api/v1/tables/{table}/rounds", headers=headers,
+                                  json={"wagers": {"ante": 10}}).status_code
+        return status
+
+    with ThreadPoolExecutor(len(tables)) as pool:
+        statuses = sorted(pool.map(bet, tables))
+    assert statuses == [201, 201, 409, 409, 409, 409]
+    assert cash(client, headers) == 480

@@ -99,15 +99,13 @@ def place_wagers(session: Session, loaded: LoadedRound, user: User, seat: int,
         raise Conflict(f"you have already bet in round {loaded.record.id}")
     actions = wager_actions(loaded.rules, seat, wagers, colour)
     stake = sum(amount for amount in wagers.values() if amount)
-    check_stake(session, user.id, loaded.record.currency, stake)
+    before = _locked_and_checked(session, loaded, user.id, stake)
     trial = HandState(loaded.rules, loaded.state.deck)
     for action in [*actions, Deal()]:
         try:
             trial.apply(action)
         except ActionError as error:
             raise Refused(str(error)) from None
-    before = ledger.balance(session, user.id, loaded.record.currency, lock=True,
-                            shard=ledger.house_shard(loaded.record.table_id))
     round_seat = RoundSeat(round_id=loaded.record.id, seat=seat, user_id=user.id, staked=0,
                            balance_before=before, client_seed=client_seed)
     session.add(round_seat)
@@ -117,6 +115,18 @@ def place_wagers(session: Session, loaded: LoadedRound, user: User, seat: int,
     for action in actions:
         append(session, loaded, action)
     return round_seat
+
+
+def _locked_and_checked(session: Session, loaded: LoadedRound, user_id: int, stake: int
+                        ) -> int:
+    """Lock the player's wallet, then check ``stake`` against their limits
+    (:func:`~feltlab.server.services.limits.check_stake`): with the lock taken first, the
+    stakes a player makes at the same moment at other tables are counted one after
+    another. Returns the balance before the stake."""
+    before = ledger.balance(session, user_id, loaded.record.currency, lock=True,
+                            shard=ledger.house_shard(loaded.record.table_id))
+    check_stake(session, user_id, loaded.record.currency, stake)
+    return before
 
 
 def _stake(session: Session, loaded: LoadedRound, seat: RoundSeat, amount: int,
@@ -186,8 +196,8 @@ def act(session: Session, loaded: LoadedRound, user_id: int, body: dict[str, Any
     except ActionError as error:
         raise Refused(str(error)) from None
     stake = state.stake_of(action)
-    if stake:  # a raise, a street bet, a play: the same check as the opening bet
-        check_stake(session, user_id, loaded.record.currency, stake)
+    if stake:  # a raise, a street bet, a play: checked as the opening bet is
+        _locked_and_checked(session, loaded, user_id, stake)
     _stake(session, loaded, seat, stake, body["action"])
     append(session, loaded, action)
     advance(session, loaded, decision)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import statistics
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 from typing import Any
 
@@ -151,3 +152,19 @@ def test_unknown_and_known_usernames_take_the_same_time(sqlite_url: str) -> None
             assert answer.status_code == 401
         unknown, known = (statistics.median(times[kind]) for kind in ("unknown", "known"))
         assert max(unknown, known) / min(unknown, known) < 1.5, times
+
+
+def test_a_burst_of_guesses_at_once_gets_no_more_tries(proxied: TestClient) -> None:
+    """Twenty wrong passwords sent at once from one client: each try is counted before
+    its password is checked, so only the allowed five are checked at all."""
+    name = unique_name()
+    proxied.post("/api/v1/accounts", json={"username": name, "password": PASSWORD})
+
+    def guess(number: int) -> int:
+        status: int = login(proxied, name, f"wrong-guess-{number}", "203.0.113.50").status_code
+        return status
+
+    with ThreadPoolExecutor(20) as pool:
+        statuses = list(pool.map(guess, range(20)))
+    assert statuses.count(401) == FAST_HASHING.max_failures
+    assert statuses.count(429) == 20 - FAST_HASHING.max_failures

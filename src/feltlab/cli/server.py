@@ -73,15 +73,17 @@ def register(app: typer.Typer) -> None:
         database: Database = None,
         workers: Annotated[int, typer.Option(min=1, max=64, help="Worker processes.")] = 1,
         forwarded_allow_ips: Annotated[str | None, typer.Option(
-            help="Proxies whose X-Forwarded-Proto/-For are believed (comma-separated "
+            help="Proxies whose X-Forwarded-Proto/-For are believed, by uvicorn and the "
+                 "login throttle (comma-separated "
                  "addresses, or *); default FORWARDED_ALLOW_IPS or 127.0.0.1.")] = None,
     ) -> None:
         """Run the table server (API v1 under /api/v1, OpenAPI at /openapi.json)."""
         import uvicorn
 
-        from feltlab.server.logs import LOG_CONFIG
+        from feltlab.server import logs
         from feltlab.server.metrics import clear_folder, metrics_folder
 
+        logs.configure()  # this process's lines (the migrations', warnings) as JSON too
         url = _database(database)
         _engine(url)  # migrate once before the workers start
         os.environ["FELTLAB_DATABASE_URL"] = url
@@ -92,7 +94,7 @@ def register(app: typer.Typer) -> None:
                    err=True)
         uvicorn.run("feltlab.app:create_from_environment", factory=True, host=host,
                     port=port, workers=workers, log_level="warning", access_log=False,
-                    forwarded_allow_ips=forwarded_allow_ips, log_config=LOG_CONFIG,
+                    forwarded_allow_ips=forwarded_allow_ips, log_config=logs.LOG_CONFIG,
                     timeout_graceful_shutdown=GRACEFUL_SECONDS)
 
     db_app = typer.Typer(help="The server's database.", no_args_is_help=True)

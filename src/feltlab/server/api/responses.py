@@ -50,6 +50,8 @@ class OwnLimits(Answer):
     """When the pending limit takes effect."""
     excluded_until: str | None
     lost_today: int
+    """Cash lost in rounds settled since midnight UTC (net of wins, never below zero)
+    plus the stakes still at risk in open rounds: what the limit is checked against."""
 
 
 class Me(Answer):

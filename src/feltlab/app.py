@@ -8,11 +8,11 @@ uvicorn's workers import.
 
 from __future__ import annotations
 
-import logging
 import sys
 
 from fastapi import FastAPI
 
+from feltlab.server import logs
 from feltlab.server.app import create_app as create_api
 from feltlab.server.auth import AuthSettings, settings_from_environment
 from feltlab.server.services.database import default_database_url
@@ -38,6 +38,5 @@ def create_from_environment() -> FastAPI:
     """The application on ``FELTLAB_DATABASE_URL`` (set by ``feltlab serve``), with the
     login settings from the environment."""
     sys.setswitchinterval(SWITCH_INTERVAL)
-    logging.basicConfig(level=logging.INFO, format="%(message)s")
-    logging.getLogger("alembic").setLevel(logging.WARNING)
+    logs.configure()  # every line one JSON object
     return create_app(default_database_url(), settings_from_environment())

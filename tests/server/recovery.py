@@ -104,7 +104,7 @@ _names = itertools.count(1)
 
 def sign_in(crashing: CrashingServer, prefix: str) -> dict[str, str]:
     name = f"{prefix}{next(_names)}"
-    credentials = {"username": name, "password": "pw-123456"}
+    credentials = {"username": name, "password": "crash-staple-horse"}
     created = crashing.call("POST", "/api/v1/accounts", body=credentials)
     assert created.status_code in (201, 409), created.text
     token = crashing.call("POST", "/api/v1/login", body=credentials)

@@ -14,15 +14,17 @@ from feltlab.server.clock import now
 from feltlab.server.models import AuthToken
 from server.conftest import FAST_HASHING, balances, practice_table, sign_up, unique_name
 
+PASSWORD = "tulip-staple-93"
+
 
 def test_register_login_me(client: TestClient) -> None:
     name = unique_name()
-    created = client.post("/api/v1/accounts", json={"username": name, "password": "pw123456"})
+    created = client.post("/api/v1/accounts", json={"username": name, "password": PASSWORD})
     assert created.status_code == 201
     assert created.json()["balances"] == {"practice": 1000, "cash": 0}
-    again = client.post("/api/v1/accounts", json={"username": name, "password": "pw123456"})
+    again = client.post("/api/v1/accounts", json={"username": name, "password": PASSWORD})
     assert again.status_code == 409 and "taken" in again.json()["detail"]
-    token = client.post("/api/v1/login", json={"username": name, "password": "pw123456"}
+    token = client.post("/api/v1/login", json={"username": name, "password": PASSWORD}
                         ).json()["token"]
     me = client.get("/api/v1/me", headers={"Authorization": f"Bearer {token}"}).json()
     assert me["username"] == name and me["balances"] == {"practice": 1000, "cash": 0}
@@ -30,8 +32,8 @@ def test_register_login_me(client: TestClient) -> None:
 
 def test_tokens_are_unpredictable_and_stored_hashed(client: TestClient) -> None:
     name = unique_name()
-    client.post("/api/v1/accounts", json={"username": name, "password": "pw123456"})
-    tokens = {client.post("/api/v1/login", json={"username": name, "password": "pw123456"}
+    client.post("/api/v1/accounts", json={"username": name, "password": PASSWORD})
+    tokens = {client.post("/api/v1/login", json={"username": name, "password": PASSWORD}
                           ).json()["token"] for _ in range(5)}
     assert len(tokens) == 5 and all(len(token) >= 40 for token in tokens)
     services = client.app.state.services  # type: ignore[attr-defined]
@@ -83,18 +85,31 @@ def test_refused_money_request_still_restarts_idle_time(client: TestClient) -> N
 
 def test_failed_logins_are_throttled(client: TestClient) -> None:
     name = unique_name()
-    client.post("/api/v1/accounts", json={"username": name, "password": "pw123456"})
+    client.post("/api/v1/accounts", json={"username": name, "password": PASSWORD})
     for _ in range(5):
-        wrong = client.post("/api/v1/login", json={"username": name, "password": "nope12345"})
+        wrong = client.post("/api/v1/login", json={"username": name, "password": "wrong-guess"})
         assert wrong.status_code == 401
-    blocked = client.post("/api/v1/login", json={"username": name, "password": "pw123456"})
+    blocked = client.post("/api/v1/login", json={"username": name, "password": PASSWORD})
     assert blocked.status_code == 429 and "too many" in blocked.json()["detail"]
+
+
+@pytest.mark.parametrize(("password", "why"), [
+    ("12345678", "too weak"), ("password1234", "too weak"), ("qwertyuiop", "too weak"),
+    ("Password1!", "too weak"), ("okapi-strong-name", "must not be the username"),
+])
+def test_weak_passwords_refused_with_the_reason(client: TestClient, password: str,
+                                                why: str) -> None:
+    answer = client.post("/api/v1/accounts",
+                         json={"username": "okapi-strong-name", "password": password})
+    assert answer.status_code == 422 and why in answer.json()["detail"], answer.text
+    assert client.post("/api/v1/login", json={"username": "okapi-strong-name",
+                                              "password": password}).status_code == 401
 
 
 def test_cookie_needs_csrf_for_changes(client: TestClient) -> None:
     name = unique_name()
-    client.post("/api/v1/accounts", json={"username": name, "password": "pw123456"})
-    login = client.post("/api/v1/login", json={"username": name, "password": "pw123456"})
+    client.post("/api/v1/accounts", json={"username": name, "password": PASSWORD})
+    login = client.post("/api/v1/login", json={"username": name, "password": PASSWORD})
     cookie = login.headers["set-cookie"]
     assert "HttpOnly" in cookie and "SameSite=strict" in cookie.replace("Strict", "strict")
     assert client.get("/api/v1/me").status_code == 200  # the cookie alone reads
@@ -106,14 +121,14 @@ def test_cookie_needs_csrf_for_changes(client: TestClient) -> None:
 
 
 @pytest.mark.parametrize("body", [
-    {"username": "ab", "password": "pw123456"},
-    {"username": "x" * 40, "password": "pw123456"},
-    {"username": "bob'; DROP TABLE users;--", "password": "pw123456"},
-    {"username": "<script>alert(1)</script>", "password": "pw123456"},
+    {"username": "ab", "password": PASSWORD},
+    {"username": "x" * 40, "password": PASSWORD},
+    {"username": "bob'; DROP TABLE users;--", "password": PASSWORD},
+    {"username": "<script>alert(1)</script>", "password": PASSWORD},
     {"username": "okname", "password": "short"},
     {"username": "okname", "password": 12345678},
-    {"username": "okname", "password": "pw123456", "role": "admin"},
-    {"username": ["a"], "password": "pw123456"},
+    {"username": "okname", "password": PASSWORD, "role": "admin"},
+    {"username": ["a"], "password": PASSWORD},
 ])
 def test_bad_registrations_refused(client: TestClient, body: object) -> None:
     answer = client.post("/api/v1/accounts", json=body)
@@ -147,14 +162,14 @@ def test_admin_created_by_cli_adjusts_cash(sqlite_url: str) -> None:
     from server.cli_helpers import run_cli
 
     code, _, err = run_cli(["admin", "create", "boss", "--database", sqlite_url,
-                              "--password-stdin"], "boss-password\n")
+                              "--password-stdin"], "boss-staple-horse\n")
     assert code == 0, err
     app = create_app(sqlite_url, AuthSettings(), timers=False)
     with TestClient(app) as client:
         player = unique_name()
         sign_up(client, player)
         token = client.post("/api/v1/login", json={"username": "boss",
-                                                   "password": "boss-password"}).json()["token"]
+                                                   "password": "boss-staple-horse"}).json()["token"]
         admin = {"Authorization": f"Bearer {token}"}
         credit = client.post("/api/v1/admin/cash", json={"username": player, "amount": 500},
                              headers=admin)

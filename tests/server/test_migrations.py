@@ -6,11 +6,16 @@ from __future__ import annotations
 from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
-from sqlalchemy import select, text
+from alembic.script import ScriptDirectory
+from sqlalchemy import Engine, select, text
 
 from feltlab.server.migrate import alembic_config, current_revision, upgrade
-from feltlab.server.models import Base, RoundSeat, TrainerScore
+from feltlab.server.models import Base, GameTable, RoundSeat, TrainerScore
 from feltlab.server.services.database import make_engine, normalise_url
+
+
+def head_revision(engine: Engine) -> str | None:
+    return ScriptDirectory.from_config(alembic_config(engine)).get_current_head()
 
 
 def test_migrations_match_the_models(database_url: str) -> None:
@@ -47,9 +52,31 @@ def test_seat_client_seeds_added_to_an_existing_database(sqlite_url: str) -> Non
                 "INSERT INTO round_seats (round_id, seat, user_id, staked, balance_before) "
                 "VALUES (1, 2, 1, 10, 1000)"))
         upgrade(engine)
-        assert current_revision(engine) == "0003"
+        assert current_revision(engine) == head_revision(engine)
         with engine.connect() as connection:
             assert connection.execute(select(RoundSeat.seat, RoundSeat.client_seed)).all() \
                 == [(2, "")]
+    finally:
+        engine.dispose()
+
+
+def test_private_tables_get_their_next_seed_on_upgrade(sqlite_url: str) -> None:
+    """A private table made before 0007 draws its next round's seed in the upgrade (so its
+    next commitment can be shown before the bet); a shared table needs none."""
+    engine = make_engine(normalise_url(sqlite_url))
+    try:
+        command.upgrade(alembic_config(engine), "0003")
+        with engine.begin() as connection:
+            for table_id, shared in ((1, 0), (2, 1)):
+                connection.execute(text(
+                    "INSERT INTO tables (id, rules_id, fingerprint, currency, shared, status, "
+                    "name, betting_seconds, decision_seconds, created_at) VALUES (:id, "
+                    "'high-card-flush', 'f', 'practice', :shared, 'open', '', 20, 20, "
+                    "'2026-01-01')"), {"id": table_id, "shared": shared})
+        upgrade(engine)
+        with engine.connect() as connection:
+            seeds = dict(connection.execute(select(GameTable.id, GameTable.next_server_seed)
+                                            ).all())
+        assert seeds[2] is None and seeds[1] is not None and len(seeds[1]) == 64
     finally:
         engine.dispose()

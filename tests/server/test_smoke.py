@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from fastapi.testclient import TestClient
 
 from server.conftest import balances, play_round, practice_table, sign_up
@@ -21,3 +22,37 @@ def test_one_practice_round(client: TestClient) -> None:
     done = play_round(client, headers, table, {"wagers": {"ante": 10, "flush": 5}})
     assert done["balance_after"] == 1000 + done["total"]
     assert balances(client, headers)["practice"] == done["balance_after"]
+
+
+def test_metrics_guarded_by_its_token(sqlite_url: str) -> None:
+    """With FELTLAB_METRICS_TOKEN set, /metrics answers only its bearer (401 with
+    WWW-Authenticate to anyone else)."""
+    import dataclasses
+
+    from feltlab.server.app import create_app
+    from server.conftest import FAST_HASHING
+
+    settings = dataclasses.replace(FAST_HASHING, metrics_token="scrape-7f3a")
+    app = create_app(sqlite_url, settings, timers=False)
+    with TestClient(app) as client:
+        for headers in ({}, {"Authorization": "Bearer wrong"}, {"Authorization": "scrape-7f3a"},
+                        {"Authorization": "Basic scrape-7f3a"}):
+            refused = client.get("/metrics", headers=headers)
+            assert refused.status_code == 401, headers
+            assert refused.headers["WWW-Authenticate"] == "Bearer"
+            assert "feltlab_up" not in refused.text
+        allowed = client.get("/metrics", headers={"Authorization": "Bearer scrape-7f3a"})
+        assert allowed.status_code == 200 and "feltlab_up 1" in allowed.text
+    app.state.services.engine.dispose()
+
+
+def test_metrics_token_read_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    from feltlab.server.auth import settings_from_environment
+
+    monkeypatch.setenv("FELTLAB_METRICS_TOKEN", "scrape-7f3a")
+    monkeypatch.setenv("FORWARDED_ALLOW_IPS", "10.0.0.1, 10.0.0.2")
+    settings = settings_from_environment()
+    assert settings.metrics_token == "scrape-7f3a"
+    assert settings.trusted_proxies == ("10.0.0.1", "10.0.0.2")
+    monkeypatch.delenv("FELTLAB_METRICS_TOKEN")
+    assert settings_from_environment().metrics_token is None

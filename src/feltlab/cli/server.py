@@ -15,6 +15,10 @@ import typer
 if TYPE_CHECKING:
     from sqlalchemy import Engine
 
+GRACEFUL_SECONDS = 10
+"""At SIGTERM, requests still running after this long are cancelled (a backstop: live
+watchers close at once, and money requests commit or roll back as a whole)."""
+
 Database = Annotated[str | None, typer.Option(
     "--database", help="Database URL (sqlite:///PATH or postgresql://...); default "
                        "FELTLAB_DATABASE_URL or SQLite in the user's data folder.")]
@@ -69,23 +73,29 @@ def register(app: typer.Typer) -> None:
         database: Database = None,
         workers: Annotated[int, typer.Option(min=1, max=64, help="Worker processes.")] = 1,
         forwarded_allow_ips: Annotated[str | None, typer.Option(
-            help="Proxies whose X-Forwarded-Proto/-For are believed (comma-separated "
+            help="Proxies whose X-Forwarded-Proto/-For are believed, by uvicorn and the "
+                 "login throttle (comma-separated "
                  "addresses, or *); default FORWARDED_ALLOW_IPS or 127.0.0.1.")] = None,
     ) -> None:
         """Run the table server (API v1 under /api/v1, OpenAPI at /openapi.json)."""
         import uvicorn
 
+        from feltlab.server import logs
         from feltlab.server.metrics import clear_folder, metrics_folder
 
+        logs.configure()  # this process's lines (the migrations', warnings) as JSON too
         url = _database(database)
         _engine(url)  # migrate once before the workers start
         os.environ["FELTLAB_DATABASE_URL"] = url
+        if forwarded_allow_ips is not None:  # the login throttle trusts the same proxies
+            os.environ["FORWARDED_ALLOW_IPS"] = forwarded_allow_ips
         clear_folder(metrics_folder(url))  # /metrics counts from this start
         typer.echo(f"feltlab table server on http://{host}:{port}/ (database {_shown(url)})",
                    err=True)
         uvicorn.run("feltlab.app:create_from_environment", factory=True, host=host,
                     port=port, workers=workers, log_level="warning", access_log=False,
-                    forwarded_allow_ips=forwarded_allow_ips)
+                    forwarded_allow_ips=forwarded_allow_ips, log_config=logs.LOG_CONFIG,
+                    timeout_graceful_shutdown=GRACEFUL_SECONDS)
 
     db_app = typer.Typer(help="The server's database.", no_args_is_help=True)
     app.add_typer(db_app, name="db")

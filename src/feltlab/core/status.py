@@ -17,6 +17,7 @@ one-time preparation took and what each time covers.
 
 from __future__ import annotations
 
+import logging
 import sys
 import threading
 import time
@@ -76,7 +77,7 @@ class _Display:
 
     def __init__(self) -> None:
         self.console = Console(stderr=True)
-        self.live = self.console.is_terminal
+        self.live = self.console.is_terminal and _log is None
         self.shown: list[str] = []
         self.progress: Progress | None = None
         self.task: TaskID | None = None
@@ -98,7 +99,7 @@ class _Display:
                                  completed=current.done)
         elif current.shown not in self.shown:
             self.shown.append(current.shown)
-            print(f"feltlab: {current.shown}...", file=sys.stderr, flush=True)
+            _line(f"{current.shown}...")
 
     def finished(self, current: Step, seconds: float) -> None:
         """A step that was shown leaves one line saying how long it took."""
@@ -106,8 +107,7 @@ class _Display:
             self.progress.console.print(f"[green]✓[/green] {current.label}: done in "
                                         f"{seconds:.1f} s", highlight=False)
         elif current.shown in self.shown:
-            print(f"feltlab: {current.label}: done in {seconds:.1f} s", file=sys.stderr,
-                  flush=True)
+            _line(f"{current.label}: done in {seconds:.1f} s")
 
     def close(self) -> None:
         if self.progress is not None:
@@ -115,11 +115,27 @@ class _Display:
 
 
 _lock = threading.RLock()
+_log: logging.Logger | None = None
 _stack: list[Step] = []
 _timings: list[tuple[str, float]] = []
 _one_time: set[str] = set()
 _display: _Display | None = None
 _timer: threading.Timer | None = None
+
+
+def report_to(log: logging.Logger | None) -> None:
+    """Write the steps' lines as records of ``log`` rather than on stderr (a server whose
+    log is JSON); None writes them on stderr again."""
+    global _log
+    _log = log
+
+
+def _line(text: str) -> None:
+    """One plain line about the work under way: a log record, or ``feltlab: TEXT``."""
+    if _log is not None:
+        _log.info(text)
+    else:
+        print(f"feltlab: {text}", file=sys.stderr, flush=True)
 
 
 def _appear() -> None:
@@ -187,7 +203,7 @@ def say(message: str) -> None:
         if _display is not None and _display.progress is not None:
             _display.progress.console.print(message, highlight=False)
         else:
-            print(f"feltlab: {message}", file=sys.stderr, flush=True)
+            _line(message)
 
 
 def notice(message: str) -> None:

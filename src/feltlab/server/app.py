@@ -7,10 +7,11 @@ adds the browser's pages to it, as ``feltlab serve`` runs it.
 
 from __future__ import annotations
 
+import hmac
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
-from fastapi import FastAPI
+from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, PlainTextResponse
 
 from feltlab.server.api import (
@@ -25,6 +26,7 @@ from feltlab.server.api import (
     trainers,
 )
 from feltlab.server.auth import AuthSettings
+from feltlab.server.errors import Unauthorized
 from feltlab.server.handlers import add_error_handlers
 from feltlab.server.middleware import BodyLimit, RequestLog
 from feltlab.server.services.context import Services, open_services
@@ -75,7 +77,15 @@ def _add_operations(app: FastAPI, found: Services) -> None:
         return JSONResponse({"detail": "the database does not answer"}, 503)
 
     @app.get("/metrics", tags=["operations"], response_class=PlainTextResponse)
-    def metrics() -> PlainTextResponse:
-        """Prometheus text format."""
+    def metrics(request: Request) -> PlainTextResponse:
+        """Prometheus text format; with ``FELTLAB_METRICS_TOKEN`` set, only for
+        ``Authorization: Bearer <that token>`` (401 otherwise)."""
+        expected = found.auth.metrics_token
+        if expected is not None:
+            scheme, _, sent = request.headers.get("authorization", "").partition(" ")
+            if scheme.lower() != "bearer" or not hmac.compare_digest(
+                    sent.strip().encode("utf-8", "replace"), expected.encode()):
+                raise Unauthorized("/metrics needs 'Authorization: Bearer "
+                                   "<FELTLAB_METRICS_TOKEN>'")
         return PlainTextResponse(found.metrics.render(database_reachable(found.engine)),
                                  media_type="text/plain; version=0.0.4")

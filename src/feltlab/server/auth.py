@@ -9,13 +9,16 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import ipaddress
 import os
 import re
+import secrets
 from dataclasses import dataclass
 from typing import Final
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
+from zxcvbn import zxcvbn
 
 from feltlab.server.errors import Refused
 
@@ -27,13 +30,32 @@ CSRF_COOKIE: Final = "feltlab_csrf"
 CSRF_HEADER: Final = "X-CSRF-Token"
 
 
+MIN_STRENGTH: Final = 3
+"""The least zxcvbn score (0-4) a new password must reach: 3 is "safely unguessable",
+about 10^8 guesses or more."""
+STRENGTH_CHECKED: Final = 72
+"""zxcvbn scores at most this many characters (its time grows fast with the length);
+the rest of a longer password only adds to its strength."""
+
+
 @dataclass(frozen=True)
 class AuthSettings:
+    """How logins work: token idle time, the throttle on failed logins, the password
+    hash's cost, the proxies whose ``X-Forwarded-For`` names the client, and the token
+    that guards ``/metrics`` (None: open)."""
+
     idle_minutes: int = 30
     max_failures: int = 5
+    """Failed logins from one client for one username before it waits."""
+    max_client_failures: int = 20
+    """Failed logins from one client, over every username, before it waits."""
     failure_window_minutes: int = 15
+    throttle_seconds: int = 2
+    """The first wait; each further failure doubles it (up to the window)."""
     argon2_time_cost: int = 3
     argon2_memory_kib: int = 65536
+    trusted_proxies: tuple[str, ...] = ("127.0.0.1",)
+    metrics_token: str | None = None
 
 
 @dataclass(frozen=True)
@@ -57,11 +79,79 @@ def password_hasher(settings: AuthSettings) -> PasswordHasher:
                           memory_cost=settings.argon2_memory_kib, parallelism=1)
 
 
-def password_matches(hasher: PasswordHasher, stored: str, password: str) -> bool:
+def password_matches(hasher: PasswordHasher, stored: str | None, password: str) -> bool:
+    """Whether ``password`` is the one ``stored`` hashes. With no stored hash (an unknown
+    username) the password is checked against a dummy hash of the same cost, so both
+    answers take one hash's time and the timing does not tell which names exist."""
     try:
-        return hasher.verify(stored, password)
+        matched = hasher.verify(stored or dummy_hash(hasher), password)
     except (VerificationError, InvalidHashError):
         return False
+    return matched and stored is not None
+
+
+_DUMMIES: dict[tuple[int, int, int], str] = {}
+
+
+def dummy_hash(hasher: PasswordHasher) -> str:
+    """A hash of a random secret made with ``hasher``'s cost (made once per cost)."""
+    cost = (hasher.time_cost, hasher.memory_cost, hasher.parallelism)
+    if cost not in _DUMMIES:
+        _DUMMIES[cost] = hasher.hash(secrets.token_hex(32))
+    return _DUMMIES[cost]
+
+
+def client_address(peer: str | None, forwarded_for: str | None,
+                   trusted: tuple[str, ...]) -> str:
+    """The address of the client behind a request: the peer's, unless the peer is one of
+    the ``trusted`` proxies (addresses, networks, or ``*``), when the nearest address in
+    ``X-Forwarded-For`` that is not a trusted proxy (read from the right) is the client.
+
+    >>> client_address("10.0.0.9", "1.2.3.4", ("127.0.0.1",))
+    '10.0.0.9'
+    >>> client_address("127.0.0.1", "6.6.6.6, 1.2.3.4", ("127.0.0.1",))
+    '1.2.3.4'
+    >>> client_address("127.0.0.1", "1.2.3.4, 10.1.1.1", ("127.0.0.1", "10.0.0.0/8"))
+    '1.2.3.4'
+    """
+    client = (peer or "unknown")[:64]
+    if not forwarded_for or not _trusted(client, trusted):
+        return client
+    for hop in reversed([part.strip() for part in forwarded_for.split(",")]):
+        if not hop:
+            continue
+        client = hop[:64]
+        if not _trusted(client, trusted):
+            break
+    return client
+
+
+def _trusted(address: str, trusted: tuple[str, ...]) -> bool:
+    if "*" in trusted:
+        return True
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return address in trusted
+    for entry in trusted:
+        try:
+            if ip in ipaddress.ip_network(entry, strict=False):
+                return True
+        except ValueError:
+            continue
+    return False
+
+
+def throttle_wait(failures: int, allowed: int, first_wait: int, longest: int) -> int:
+    """Seconds to wait after the latest of ``failures`` failed logins: none within the
+    ``allowed`` count, then ``first_wait``, doubling with each failure up to ``longest``.
+
+    >>> [throttle_wait(count, 5, 2, 900) for count in (4, 5, 6, 7, 20)]
+    [0, 2, 4, 8, 900]
+    """
+    if failures < allowed:
+        return 0
+    return min(longest, first_wait << min(failures - allowed, 20))
 
 
 def check_username(username: str) -> str:
@@ -70,9 +160,21 @@ def check_username(username: str) -> str:
     return username
 
 
-def check_password(password: str) -> str:
+def check_password(password: str, username: str = "") -> str:
+    """Refuse a password that is too short or long, is the username, or is easy to guess
+    (a zxcvbn score under :data:`MIN_STRENGTH`: it knows common and breached passwords,
+    words, names, dates, keyboard runs, and the username among them); the refusal says
+    why."""
     if not MIN_PASSWORD <= len(password) <= MAX_PASSWORD:
         raise Refused(f"password must be {MIN_PASSWORD}-{MAX_PASSWORD} characters long")
+    if username and password.casefold() == username.casefold():
+        raise Refused("password must not be the username")
+    estimate = zxcvbn(password[:STRENGTH_CHECKED], user_inputs=[username] if username else [])
+    if estimate["score"] < MIN_STRENGTH:
+        feedback = estimate["feedback"]
+        why = feedback["warning"] or "it is easy to guess"
+        hint = " ".join(feedback["suggestions"][:1])
+        raise Refused(f"password is too weak: {why.rstrip('.')}." + (f" {hint}" if hint else ""))
     return password
 
 
@@ -87,16 +189,22 @@ def csrf_for(token: str) -> str:
 
 
 def settings_from_environment() -> AuthSettings:
-    """Settings from ``FELTLAB_TOKEN_IDLE_MINUTES`` and ``FELTLAB_ARGON2_MEMORY_KIB`` /
-    ``FELTLAB_ARGON2_TIME_COST`` (the defaults suit a server; tests make hashing cheap)."""
+    """Settings from ``FELTLAB_TOKEN_IDLE_MINUTES``, ``FELTLAB_ARGON2_MEMORY_KIB`` /
+    ``FELTLAB_ARGON2_TIME_COST`` (the defaults suit a server; tests make hashing cheap),
+    ``FORWARDED_ALLOW_IPS`` (the proxies uvicorn trusts too, as ``feltlab serve
+    --forwarded-allow-ips`` sets it) and ``FELTLAB_METRICS_TOKEN``."""
 
     def number(name: str, default: int) -> int:
         text = os.environ.get(name, "")
         return int(text) if text.isdigit() and int(text) > 0 else default
 
     base = AuthSettings()
+    proxies = os.environ.get("FORWARDED_ALLOW_IPS", "")
     return AuthSettings(idle_minutes=number("FELTLAB_TOKEN_IDLE_MINUTES", base.idle_minutes),
                         argon2_time_cost=number("FELTLAB_ARGON2_TIME_COST",
                                                 base.argon2_time_cost),
                         argon2_memory_kib=number("FELTLAB_ARGON2_MEMORY_KIB",
-                                                 base.argon2_memory_kib))
+                                                 base.argon2_memory_kib),
+                        trusted_proxies=tuple(part.strip() for part in proxies.split(",")
+                                              if part.strip()) or base.trusted_proxies,
+                        metrics_token=os.environ.get("FELTLAB_METRICS_TOKEN") or None)

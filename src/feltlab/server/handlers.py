@@ -56,8 +56,14 @@ def status_of(error: DomainError) -> int:
 
 def answer(error: DomainError) -> JSONResponse:
     """The HTTP answer to a refusal."""
-    headers = {"Retry-After": "1"} if isinstance(error, Busy) else None
-    return JSONResponse({"detail": error.detail}, status_of(error), headers=headers)
+    headers: dict[str, str] = {}
+    if isinstance(error, Busy):
+        headers["Retry-After"] = "1"
+    if isinstance(error, TooMany) and error.retry_after is not None:
+        headers["Retry-After"] = str(error.retry_after)
+    if isinstance(error, Unauthorized):  # RFC 9110: a 401 names its scheme
+        headers["WWW-Authenticate"] = "Bearer"
+    return JSONResponse({"detail": error.detail}, status_of(error), headers=headers or None)
 
 
 def first_problem(error: RequestValidationError) -> str:

@@ -42,9 +42,9 @@ class RequestLog:
             seconds = time.perf_counter() - started
             template = getattr(scope.get("route"), "path", "unmatched")
             self.metrics.request(scope["method"], template, status, seconds)
-            log.info(json.dumps({"event": "request", "method": scope["method"],
-                                 "route": template, "status": status,
-                                 "ms": round(seconds * 1000, 2)}))
+            log.info("request", extra={"fields": {
+                "method": scope["method"], "route": template, "status": status,
+                "ms": round(seconds * 1000, 2)}})
 
 
 class BodyLimit:

@@ -45,6 +45,11 @@ class User(Base):
     daily_loss_limit: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
     excluded_until: Mapped[datetime | None] = mapped_column(DateTime(timezone=True),
                                                             nullable=True)
+    pending_daily_loss_limit: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    """A raised daily loss limit waiting out its cooling-off time."""
+    pending_limit_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True),
+                                                              nullable=True)
+    """When the pending limit takes effect."""
 
     __table_args__ = (CheckConstraint("role IN ('player', 'admin')", name="role_known"),)
 
@@ -63,11 +68,14 @@ class AuthToken(Base):
 
 
 class LoginFailure(Base):
+    """A failed login: the username typed and the client that typed it."""
+
     __tablename__ = "login_failures"
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     username: Mapped[str] = mapped_column(String(64), index=True)
     at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    client: Mapped[str] = mapped_column(String(64), default="", server_default="", index=True)
 
 
 class Wallet(Base):
@@ -132,6 +140,9 @@ class GameTable(Base):
     betting_seconds: Mapped[int] = mapped_column(Integer, default=30)
     decision_seconds: Mapped[int] = mapped_column(Integer, default=30)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    next_server_seed: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    """A private table's seed for its next round, drawn in advance so that its commitment
+    is shown before the player bets (and chooses a client seed)."""
 
 
 class TableSeat(Base):

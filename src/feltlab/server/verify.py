@@ -3,14 +3,19 @@
 The revealed seed must hash to the commitment shown before the deal; at a shared table
 the seats' ``client_seeds`` must mix (by
 :func:`~feltlab.server.fairness.combine_client_seeds`) into the round's ``client_seed``;
-the seed and the client seed give the deck; replaying the round's action log on that
-deck through the engine must deal exactly the cards the round shows and settle to its
-results and total; and the round's ``payout_request`` must settle to the same total
-through the payout calculator. No database is needed: the round's JSON is the whole proof.
+the seed mixed with the client seed (HMAC-SHA256 keyed by the seed over the client seed)
+gives the deck; replaying the round's action log on that deck through the engine must
+deal exactly the cards the round shows. Every other field the round records for the seat
+is derived again from that replay and compared: its wagers, colour and decisions (the
+raise, the street bets), what it staked, each result, the total, whether the cap applied,
+the settlement in full, the ``payout_request`` (which must also settle to the same total
+through the payout calculator), and its balances (after = before + total). No database is
+needed: the round's JSON is the whole proof.
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from feltlab.core.cards import format_cards
@@ -55,6 +60,7 @@ def verify_round(document: object) -> dict[str, Any]:
     state = _replay(document, deck)
     _check_cards(document, state)
     _check_results(document, state)
+    _check_record(document, state)
     return {"round": document.get("id"), "rules": state.rules.id, "verified": True,
             "commitment": document["commitment"], "total": document.get("total"),
             "events": len(state.log)}
@@ -128,3 +134,43 @@ def _check_results(document: dict[str, Any], state: HandState) -> None:
     if recomputed["total"] != settlement.total:
         raise VerifyError(f"the payout calculator settles the round to {recomputed['total']}, "
                           f"not {settlement.total}")
+
+
+def _check_record(document: dict[str, Any], state: HandState) -> None:
+    """Every field recorded for the seat, as the replay derives it."""
+    seat = _field(document, "seat", int)
+    hand, settlement = state.seats[seat], state.seats[seat].settlement
+    assert settlement is not None
+    staked = 0
+    replay = HandState(state.rules, state.deck)
+    for action in state.log:
+        replay.apply(action)
+        if getattr(action, "seat", None) == seat:
+            staked += replay.stake_of(action)
+    expected: dict[str, Any] = {
+        "wagers": dict(hand.wagers), "decisions": list(hand.decisions), "staked": staked,
+        "capped": settlement.capped, "settlement": settlement.as_json(),
+        "payout_request": state.steps.payout_request(state, seat),
+        "to_act": None, "options": []}
+    if state.steps.colours:
+        expected["colour"] = hand.colour
+    for name, value in expected.items():
+        if _plain(document.get(name)) != _plain(value):
+            raise VerifyError(f"the round's {name!r} ({_short(document.get(name))}) is not "
+                              f"what its log derives ({_short(value)})")
+    before = _field(document, "balance_before", int)
+    after = _field(document, "balance_after", int)
+    if after != before + settlement.total:
+        raise VerifyError(f"the balances shown ({before} before, {after} after) do not "
+                          f"differ by the round's total {settlement.total} (or another "
+                          f"round in this currency moved the same wallet meanwhile)")
+
+
+def _plain(value: Any) -> Any:
+    """``value`` as JSON reads it back (tuples become lists)."""
+    return json.loads(json.dumps(value))
+
+
+def _short(value: Any) -> str:
+    text = json.dumps(value)
+    return text if len(text) <= 80 else text[:77] + "..."

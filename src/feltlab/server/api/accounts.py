@@ -10,8 +10,8 @@ from feltlab.server.api.deps import CallerDep, ServicesDep, moves_money
 from feltlab.server.api.money import EncodedJSON, encoded, money_request
 from feltlab.server.api.responses import AccountCreated, LoggedIn, Me, Message, RoundView
 from feltlab.server.api.schemas import Credentials, LimitsRequest
-from feltlab.server.auth import COOKIE_NAME, CSRF_COOKIE, csrf_for
-from feltlab.server.services import accounts, round_reads, wallets
+from feltlab.server.auth import COOKIE_NAME, CSRF_COOKIE, client_address, csrf_for
+from feltlab.server.services import accounts, logins, round_reads, wallets
 
 router = APIRouter(prefix="/api/v1", tags=["accounts"])
 
@@ -25,10 +25,14 @@ def create_account(body: Credentials, found: ServicesDep) -> dict[str, Any]:
 @router.post("/login", response_model=LoggedIn)
 def login(body: Credentials, found: ServicesDep, request: Request,
           response: Response) -> dict[str, Any]:
-    """A bearer token; also sets the browser's HttpOnly session cookie and CSRF cookie,
+    """A bearer token (failed logins are throttled by client and username together: 429
+    with Retry-After); also sets the browser's HttpOnly session cookie and CSRF cookie,
     marked Secure when the request came over HTTPS (directly, or through a proxy that
     uvicorn trusts and that sends ``X-Forwarded-Proto: https``)."""
-    token = accounts.sign_in(found, body.username, body.password)
+    peer = request.client.host if request.client else None
+    client = client_address(peer, request.headers.get("x-forwarded-for"),
+                            found.auth.trusted_proxies)
+    token = logins.sign_in(found, body.username, body.password, client)
     # Session cookies: the server ends the login after idle time, the browser at its close.
     secure = request.url.scheme in ("https", "wss")
     response.set_cookie(COOKIE_NAME, token, httponly=True, samesite="strict", path="/",
@@ -62,7 +66,8 @@ def reset_practice(caller: CallerDep, found: ServicesDep, request: Request) -> E
 
 @router.put("/me/limits", response_model=Me)
 def set_limits(body: LimitsRequest, caller: CallerDep, found: ServicesDep) -> dict[str, Any]:
-    """Set a daily loss limit (cash; lowering takes effect at once) and/or self-exclude."""
+    """Set a daily loss limit (cash; lowering takes effect at once, raising after 24
+    hours: GET /me shows the pending limit) and/or self-exclude."""
     return accounts.set_limits(found, caller, body.daily_loss_limit, body.self_exclude_days)
 
 

@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Awaitable
 from typing import Any
 
+import anyio
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from starlette.concurrency import run_in_threadpool
 
@@ -84,6 +86,8 @@ async def _recheck(found: Services, table_id: int) -> None:
 
 @router.websocket("/tables/{table_id}/live")
 async def live(websocket: WebSocket, table_id: RowId) -> None:
+    """The table's view, sent again whenever it changes, until the watcher goes (or the
+    server shuts down: uvicorn closes every watcher with 1012, which ends this at once)."""
     found: Services = websocket.app.state.services
     queue = found.hub.watch(table_id)  # before the first view, so no change falls between
     try:
@@ -94,9 +98,27 @@ async def live(websocket: WebSocket, table_id: RowId) -> None:
         await websocket.close(code=4000 + status_of(error), reason=error.detail[:120])
         return
     await websocket.accept()
-    last = json.dumps(first)
-    await websocket.send_text(last)
+    # Two tasks: one sends the views, one listens for the watcher's going. Whichever ends
+    # first ends the other, so a watcher that left, or stopped reading, or a server
+    # shutting down, never leaves a task waiting (on a queue, or on a full socket).
     try:
+        async with anyio.create_task_group() as tasks:
+            async def then_stop(work: Awaitable[None]) -> None:
+                await work
+                tasks.cancel_scope.cancel()
+
+            tasks.start_soon(then_stop, _send_views(websocket, found, table_id, caller, queue,
+                                                    json.dumps(first)))
+            tasks.start_soon(then_stop, _until_gone(websocket))
+    finally:
+        found.hub.unwatch(table_id, queue)
+
+
+async def _send_views(websocket: WebSocket, found: Services, table_id: int, caller: Caller,
+                      queue: asyncio.Queue[int], last: str) -> None:
+    """Send the first view, then each changed one."""
+    try:
+        await websocket.send_text(last)
         while True:
             try:
                 await asyncio.wait_for(queue.get(), POLL_SECONDS)
@@ -111,5 +133,12 @@ async def live(websocket: WebSocket, table_id: RowId) -> None:
                 last = text
     except (WebSocketDisconnect, RuntimeError, DomainError):
         pass
-    finally:
-        found.hub.unwatch(table_id, queue)
+
+
+async def _until_gone(websocket: WebSocket) -> None:
+    """Read (and ignore) what the watcher sends until it disconnects."""
+    try:
+        while (await websocket.receive())["type"] != "websocket.disconnect":
+            pass
+    except (WebSocketDisconnect, RuntimeError):
+        pass

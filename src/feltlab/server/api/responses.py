@@ -43,8 +43,15 @@ class LoggedIn(Answer):
 
 class OwnLimits(Answer):
     daily_loss_limit: int | None
+    """The limit in force now."""
+    pending_daily_loss_limit: int | None
+    """A raised limit waiting out its 24 hours, if any."""
+    pending_takes_effect_at: str | None
+    """When the pending limit takes effect."""
     excluded_until: str | None
     lost_today: int
+    """Cash lost in rounds settled since midnight UTC (net of wins, never below zero)
+    plus the stakes still at risk in open rounds: what the limit is checked against."""
 
 
 class Me(Answer):
@@ -121,6 +128,9 @@ class Table(Answer):
     """Shared tables only."""
     seated: list[SeatTaken] | None = None
     """Shared tables only: who sits where."""
+    next_commitment: str | None = None
+    """Private tables (their owner): SHA-256 of the next round's server seed, fixed
+    before the bet; that round's ``commitment`` is this."""
 
 
 # --- rounds ---------------------------------------------------------------------------------------

@@ -1,15 +1,15 @@
-"""Accounts and logins: registration, random bearer tokens stored only as their SHA-256,
-expiry after idle time, logout revocation, throttled failed logins, and what a player
-reads and sets about their own account (balances, limits)."""
+"""Accounts: registration, random bearer tokens stored only as their SHA-256, expiry
+after idle time, logout revocation, and what a player reads and sets about their own
+account (balances, limits). Signing in itself, throttled, is
+:mod:`feltlab.server.services.logins`."""
 
 from __future__ import annotations
 
-import secrets
 from datetime import timedelta
 from typing import Any
 
 from argon2 import PasswordHasher
-from sqlalchemy import Engine, bindparam, delete, func, select, update
+from sqlalchemy import Engine, bindparam, func, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -18,16 +18,20 @@ from feltlab.server.auth import (
     Caller,
     check_password,
     check_username,
-    password_matches,
     token_digest,
 )
 from feltlab.server.clock import aware, now
-from feltlab.server.errors import Conflict, TooMany, Unauthorized
-from feltlab.server.models import AuthToken, LoginFailure, User, table_of
+from feltlab.server.errors import Conflict, Unauthorized
+from feltlab.server.models import AuthToken, User, table_of
 from feltlab.server.services import audit, ledger
 from feltlab.server.services.context import Services
 from feltlab.server.services.database import session_factory, transaction
-from feltlab.server.services.limits import loss_today
+from feltlab.server.services.limits import (
+    change_daily_loss_limit,
+    effective_limit,
+    loss_today,
+    pending_limit,
+)
 
 # --- registration and logins ---------------------------------------------------------------
 
@@ -36,7 +40,7 @@ def create_account(session: Session, hasher: PasswordHasher, username: str, pass
                    role: str = "player") -> User:
     """A new account with its wallets (practice starts at 1,000)."""
     check_username(username)
-    check_password(password)
+    check_password(password, username)
     taken = session.scalar(select(User.id).where(func.lower(User.username) == username.lower()))
     if taken is not None:
         raise Conflict(f"username {username} is taken")
@@ -64,42 +68,6 @@ def create_admin(engine: Engine, hasher: PasswordHasher, username: str, password
     """An admin account (``feltlab admin create``)."""
     with transaction(session_factory(engine)) as session:
         create_account(session, hasher, username, password, role="admin")
-
-
-def recent_failures(session: Session, username: str, settings: AuthSettings) -> int:
-    since = now() - timedelta(minutes=settings.failure_window_minutes)
-    return int(session.scalar(select(func.count(LoginFailure.id)).where(
-        LoginFailure.username == username.lower()[:64], LoginFailure.at >= since)) or 0)
-
-
-def login(session: Session, hasher: PasswordHasher, settings: AuthSettings, username: str,
-          password: str) -> str | None:
-    """A new bearer token for the right password, or ``None`` for a wrong one (the failure
-    is recorded: the caller commits, then refuses); throttled after repeated failures."""
-    if recent_failures(session, username, settings) >= settings.max_failures:
-        raise TooMany(f"too many failed logins for this username; try again in "
-                      f"{settings.failure_window_minutes} minutes")
-    user = session.scalars(select(User).where(User.username == username)).one_or_none()
-    if user is None or not password_matches(hasher, user.password_hash, password):
-        session.add(LoginFailure(username=username.lower()[:64], at=now()))
-        audit.record(session, username[:64], "login_failed")
-        return None
-    session.execute(delete(LoginFailure).where(LoginFailure.username == username.lower()))
-    token = secrets.token_urlsafe(32)
-    moment = now()
-    session.add(AuthToken(user_id=user.id, token_hash=token_digest(token), created_at=moment,
-                          last_used_at=moment, revoked=False))
-    audit.record(session, user.username, "login")
-    return token
-
-
-def sign_in(found: Services, username: str, password: str) -> str:
-    """A new bearer token; a wrong password is refused once its failure is committed."""
-    with found.transaction() as session:
-        token = login(session, found.hasher, found.auth, username, password)
-    if token is None:
-        raise Unauthorized("wrong username or password")
-    return token
 
 
 def sign_out(found: Services, caller: Caller) -> None:
@@ -170,9 +138,13 @@ def me(session: Session, user_id: int) -> dict[str, Any]:
     """The account as ``GET /api/v1/me`` answers it: balances and limits."""
     user = session.get(User, user_id)
     assert user is not None
+    waiting, takes_effect_at = pending_limit(user)
     return {"username": user.username, "role": user.role,
             "balances": ledger.balances(session, user.id),
-            "limits": {"daily_loss_limit": user.daily_loss_limit,
+            "limits": {"daily_loss_limit": effective_limit(user),
+                       "pending_daily_loss_limit": waiting,
+                       "pending_takes_effect_at": takes_effect_at.isoformat()
+                       if takes_effect_at else None,
                        "excluded_until": aware(user.excluded_until).isoformat()
                        if user.excluded_until else None,
                        "lost_today": loss_today(session, user.id)}}
@@ -185,13 +157,13 @@ def read_me(found: Services, user_id: int) -> dict[str, Any]:
 
 def set_limits(found: Services, caller: Caller, daily_loss_limit: int | None,
                self_exclude_days: int | None) -> dict[str, Any]:
-    """Set a daily loss limit (lowering takes effect at once) and/or self-exclude; a
-    self-exclusion is only ever lengthened."""
+    """Set a daily loss limit (lowering takes effect at once, raising after 24 hours)
+    and/or self-exclude; a self-exclusion is only ever lengthened."""
     with found.transaction() as session:
         user = session.scalars(select(User).where(User.id == caller.user_id)
                                .with_for_update()).one()
         if daily_loss_limit is not None:
-            user.daily_loss_limit = daily_loss_limit
+            change_daily_loss_limit(user, daily_loss_limit)
         if self_exclude_days is not None:
             until = now() + timedelta(days=self_exclude_days)
             current = aware(user.excluded_until) if user.excluded_until else None

@@ -42,7 +42,7 @@ from feltlab.server.fairness import (
 )
 from feltlab.server.models import GameTable, Round, RoundSeat, User
 from feltlab.server.services import ledger
-from feltlab.server.services.limits import check_may_play
+from feltlab.server.services.limits import check_stake
 from feltlab.server.services.round_log import LoadedRound, append, cached_deck
 
 
@@ -73,9 +73,13 @@ def wager_actions(rules: Rules, seat: int, wagers: dict[str, int], colour: str |
 
 def open_round(session: Session, table: GameTable, client_seed: str,
                phase_deadline: timedelta | None = None) -> LoadedRound:
-    """A new round at ``table`` in the wagers phase, its commitment fixed now."""
+    """A new round at ``table`` in the wagers phase. A private table's round takes the
+    seed whose commitment the table showed before the bet, and the table draws the next;
+    a shared round's commitment is fixed now, before any seat's seed is seen."""
     rules = rules_for(table.rules_id, table.fingerprint)
     seed = new_server_seed()
+    if not table.shared:
+        seed, table.next_server_seed = table.next_server_seed or seed, new_server_seed()
     record = Round(table_id=table.id, rules_id=rules.id, fingerprint=rules.fingerprint,
                    currency=table.currency, server_seed=seed, commitment=commitment(seed),
                    client_seed=client_seed, phase=Phase.WAGERS.value, created_at=now(),
@@ -95,15 +99,13 @@ def place_wagers(session: Session, loaded: LoadedRound, user: User, seat: int,
         raise Conflict(f"you have already bet in round {loaded.record.id}")
     actions = wager_actions(loaded.rules, seat, wagers, colour)
     stake = sum(amount for amount in wagers.values() if amount)
-    check_may_play(session, user, loaded.record.currency, stake)
+    before = _locked_and_checked(session, loaded, user.id, stake)
     trial = HandState(loaded.rules, loaded.state.deck)
     for action in [*actions, Deal()]:
         try:
             trial.apply(action)
         except ActionError as error:
             raise Refused(str(error)) from None
-    before = ledger.balance(session, user.id, loaded.record.currency, lock=True,
-                            shard=ledger.house_shard(loaded.record.table_id))
     round_seat = RoundSeat(round_id=loaded.record.id, seat=seat, user_id=user.id, staked=0,
                            balance_before=before, client_seed=client_seed)
     session.add(round_seat)
@@ -113,6 +115,18 @@ def place_wagers(session: Session, loaded: LoadedRound, user: User, seat: int,
     for action in actions:
         append(session, loaded, action)
     return round_seat
+
+
+def _locked_and_checked(session: Session, loaded: LoadedRound, user_id: int, stake: int
+                        ) -> int:
+    """Lock the player's wallet, then check ``stake`` against their limits
+    (:func:`~feltlab.server.services.limits.check_stake`): with the lock taken first, the
+    stakes a player makes at the same moment at other tables are counted one after
+    another. Returns the balance before the stake."""
+    before = ledger.balance(session, user_id, loaded.record.currency, lock=True,
+                            shard=ledger.house_shard(loaded.record.table_id))
+    check_stake(session, user_id, loaded.record.currency, stake)
+    return before
 
 
 def _stake(session: Session, loaded: LoadedRound, seat: RoundSeat, amount: int,
@@ -181,7 +195,10 @@ def act(session: Session, loaded: LoadedRound, user_id: int, body: dict[str, Any
         state.verify(action)
     except ActionError as error:
         raise Refused(str(error)) from None
-    _stake(session, loaded, seat, state.stake_of(action), body["action"])
+    stake = state.stake_of(action)
+    if stake:  # a raise, a street bet, a play: checked as the opening bet is
+        _locked_and_checked(session, loaded, user_id, stake)
+    _stake(session, loaded, seat, stake, body["action"])
     append(session, loaded, action)
     advance(session, loaded, decision)
 

@@ -12,6 +12,7 @@ from feltlab.core.rules import Rules, RulesError, builtin_ids, load_rules
 from feltlab.server.auth import Caller
 from feltlab.server.clock import now
 from feltlab.server.errors import Refused, not_found
+from feltlab.server.fairness import new_server_seed
 from feltlab.server.models import GameTable, TableSeat, User, table_of
 from feltlab.server.services import audit
 from feltlab.server.services.context import Services
@@ -78,7 +79,8 @@ def open_private(found: Services, caller: Caller, rules_id: str, practice: bool
     with found.transaction() as session:
         table = GameTable(rules_id=rules.id, fingerprint=rules.fingerprint,
                           currency="practice" if practice else "cash", shared=False,
-                          owner_id=caller.user_id, status="open", created_at=now())
+                          owner_id=caller.user_id, status="open", created_at=now(),
+                          next_server_seed=new_server_seed())
         session.add(table)
         session.flush()
         return table_json(table)

@@ -171,6 +171,7 @@ async function send(work) {
     if (!stale(round)) await show(round);
     await refreshBalance();
     if (round.phase === "complete") await lastRounds();
+    if (!state.table.shared) await refreshNextCommitment();
   } catch (error) {
     say(status, error.message, true);
   } finally {
@@ -354,10 +355,21 @@ function renderDecisions() {
   }
 }
 
+/** A private table's next commitment: the bet draws a new one, so it is read again. */
+async function refreshNextCommitment() {
+  const table = await api("GET", `/tables/${tableId}`);
+  state.table = { ...state.table, next_commitment: table.next_commitment };
+  renderProof();
+}
+
 function renderProof() {
   const round = state.round;
   const proof = document.getElementById("proof");
   proof.replaceChildren();
+  if (state.table.next_commitment) {
+    proof.append(el("dt", {}, "Next round's commitment (fixed before you bet and pick your seed)"),
+      el("dd", {}, el("code", { class: "hash", id: "next-commitment" }, state.table.next_commitment)));
+  }
   if (round) {
     proof.append(el("dt", {}, `Round ${round.id}: commitment (SHA-256 of the seed)`),
       el("dd", {}, el("code", { class: "hash" }, round.commitment)));
@@ -365,7 +377,7 @@ function renderProof() {
     else if (round.client_seed) proof.append(el("dt", {}, "Your seed"), el("dd", {}, el("code", { class: "hash" }, round.client_seed)));
     proof.append(el("dt", {}, "Server seed"), el("dd", {}, round.seed
       ? el("code", { class: "hash", id: "server-seed" }, round.seed) : "revealed when the round is complete"));
-  } else {
+  } else if (!state.table.next_commitment) {
     proof.append(el("dd", { class: "hint" }, "Each round's commitment shows here when it is dealt; its seed after settlement."));
   }
   document.getElementById("verify").disabled = !(round && round.seed);

@@ -14,9 +14,11 @@ from typing import Any
 import pytest
 
 from feltlab.core.rules import builtin_ids, load_rules
+from feltlab.present.catalogue import rule_card
 from web.axe import AXE_FILE, assert_axe_clean
 from web.conftest import Server, Watch
 from web.test_browser import TIMEOUT, button, open_practice, shot, sign_up
+from web.test_shared_table import open_shared_table
 
 PAGES = ["/", "/trainer", "/dealer", "/math", "/math/high-card-flush", "/table/1"]
 SPOTS = {"high-card-flush": "Flush", "high-card-flush-toledo": "Ante",
@@ -63,6 +65,28 @@ def test_each_table_mid_round(rules_id: str, server: Server, desktop: Any,
     page.wait_for_selector("#decisions button:not([disabled])", timeout=TIMEOUT)
     shot(page, artifacts, f"axe-table-{rules_id}-mid-round")
     assert_axe_clean(page, f"table-{rules_id}-mid-round", artifacts)
+    for wager in rule_card(rules_id)["wagers"]:  # each spot is named by what it shows
+        spot = button(page, wager["spot"])
+        assert spot.inner_text().split() == wager["spot"].upper().split()
+
+
+def test_a_shared_table_mid_round(server: Server, desktop: Any, artifacts: Path) -> None:
+    table_id, _ = open_shared_table(server, "nh-holdem-stud")
+    page = desktop.new_page()
+    sign_up(page, server)
+    page.goto(server.base + f"/table/{table_id}")
+    button(page, "Sit at seat 1").click()
+    page.locator("#seat-1").wait_for(timeout=TIMEOUT)
+    page.reload()
+    page.locator("#status", has_text="No round yet").wait_for(timeout=TIMEOUT)
+    assert_axe_clean(page, "shared-table-seated", artifacts)
+    button(page, "Ante").click()
+    button(page, "Place bets").click()  # the only seat has bet: the deal
+    page.wait_for_selector("#decisions button:not([disabled])", timeout=TIMEOUT)
+    page.wait_for_function("() => document.activeElement.closest('#decisions') !== null",
+                           timeout=TIMEOUT)
+    shot(page, artifacts, "axe-shared-table-mid-round")
+    assert_axe_clean(page, "shared-table-mid-round", artifacts)
 
 
 def test_trainers(server: Server, desktop: Any, artifacts: Path) -> None:

@@ -15,7 +15,7 @@ from feltlab.present import catalogue, display
 from feltlab.server.api.contract import refusals
 from feltlab.server.api.deps import CallerDep
 from feltlab.server.api.page_responses import HandView, RuleCard
-from feltlab.server.api.schemas import DisplayRequest
+from feltlab.server.api.schemas import DisplayRequest, RulesPath
 from feltlab.server.errors import NotFound, Refused
 
 router = APIRouter(prefix="/api/v1", tags=["pages"])
@@ -45,7 +45,7 @@ def rule_cards(caller: CallerDep) -> list[dict[str, Any]]:
 
 
 @router.get("/rulecards/{rules_id}", response_model=RuleCard, responses=refusals(404))
-def rule_card(rules_id: str, caller: CallerDep) -> dict[str, Any]:
+def rule_card(rules_id: RulesPath, caller: CallerDep) -> dict[str, Any]:
     """One built-in rule set as the pages show it."""
     return catalogue.rule_card(known_rules(rules_id))
 

@@ -13,6 +13,7 @@ from typing import Annotated, Any, Literal
 from fastapi import Path
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StringConstraints
 
+from feltlab.core.rules import RULES_ID_PATTERN
 from feltlab.server.auth import MAX_PASSWORD, MIN_PASSWORD, USERNAME_PATTERN
 from feltlab.server.fairness import CLIENT_SEED_PATTERN
 
@@ -59,13 +60,18 @@ class NewAccount(Strict):
                                                max_length=MAX_PASSWORD)]
 
 
+RulesId = Annotated[str, StringConstraints(max_length=64, pattern=RULES_ID_PATTERN)]
+"""A rule set's id: its form is checked here (422), whether it is a built-in one when the
+request runs (404)."""
+
+
 class TableRequest(Strict):
-    rules: ShortText
+    rules: RulesId
     practice: bool = True
 
 
 class SharedTableRequest(Strict):
-    rules: ShortText
+    rules: RulesId
     currency: Literal["practice", "cash"] = "practice"
     name: Annotated[str, StringConstraints(max_length=64)] = ""
     betting_seconds: Annotated[int, Field(ge=1, le=600), WHOLE] = 20
@@ -103,7 +109,6 @@ class AdjustRequest(Strict):
 
 # --- the pages' JSON -----------------------------------------------------------------------
 
-RulesId = Annotated[str, StringConstraints(max_length=64)]
 CardsText = Annotated[str, StringConstraints(max_length=200)]
 SpotName = Annotated[str, StringConstraints(max_length=20)]
 
@@ -156,3 +161,6 @@ class SolveRequest(Strict):
 
 RowId = Annotated[int, Path(ge=1, le=2**31 - 1)]
 """A table or round id in a path."""
+
+RulesPath = Annotated[str, Path(max_length=64, pattern=RULES_ID_PATTERN)]
+"""A rule set's id in a path."""

@@ -8,6 +8,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query
 from starlette.concurrency import run_in_threadpool
 
+from feltlab.core.rules import RULES_ID_PATTERN
 from feltlab.present import trainer
 from feltlab.server.api.contract import refusals
 from feltlab.server.api.deps import CallerDep, ServicesDep
@@ -23,7 +24,7 @@ from feltlab.server.api.schemas import AdviceRequest, DealerCheckRequest
 from feltlab.server.services import scores
 
 router = APIRouter(prefix="/api/v1", tags=["trainers"])
-RulesQuery = Annotated[str, Query(max_length=64)]
+RulesQuery = Annotated[str, Query(max_length=64, pattern=RULES_ID_PATTERN)]
 
 
 @router.post("/advice", response_model=Advice, response_model_exclude_unset=True,

@@ -26,6 +26,7 @@ from server.conftest import FAST_HASHING, practice_table, sign_up
 from server.live_server import LiveServer
 
 SCHEMATHESIS = Path(sys.executable).parent / "schemathesis"
+CONFIG = Path(__file__).with_name("schemathesis.toml")
 EXAMPLES = int(os.environ.get("FELTLAB_CONTRACT_EXAMPLES", "60"))
 """Test cases per operation and phase (about 2 minutes in all on the shared 2-core
 machine at 60)."""
@@ -177,7 +178,8 @@ def schemathesis(server: LiveServer, bearer: str, folder: Path) -> None:
     if not SCHEMATHESIS.is_file():
         pytest.fail(f"Schemathesis is not installed ({SCHEMATHESIS}): pip install -e '.[dev]'")
     run = subprocess.run(
-        [str(SCHEMATHESIS), "run", server.base + "/openapi.json", "--checks", "all",
+        [str(SCHEMATHESIS), "--config-file", str(CONFIG), "run", server.base + "/openapi.json",
+         "--checks", "all",
          "--header", f"Authorization: Bearer {bearer}", "--exclude-path", "/api/v1/logout",
          "--max-examples", str(EXAMPLES), "--seed", SEED, "--workers", "1",
          "--report", "junit", "--report-dir", str(folder)],

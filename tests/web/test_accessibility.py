@@ -20,7 +20,8 @@ from web.conftest import Server, Watch
 from web.test_browser import TIMEOUT, button, open_practice, shot, sign_up
 from web.test_shared_table import open_shared_table
 
-PAGES = ["/", "/trainer", "/dealer", "/math", "/math/high-card-flush", "/table/1"]
+PAGES = ["/", "/trainer", "/dealer", "/math", "/math/high-card-flush", "/table/1",
+         "/math/nine-card-flush/par"]
 SPOTS = {"high-card-flush": "Flush", "high-card-flush-toledo": "Ante",
          "nh-flush-poker": "Straight Flush", "nine-card-flush": "Player 6",
          "nh-holdem-stud": "3 Card Bonus"}
@@ -71,7 +72,7 @@ def test_each_table_mid_round(rules_id: str, server: Server, desktop: Any,
 
 
 def test_a_shared_table_mid_round(server: Server, desktop: Any, artifacts: Path) -> None:
-    table_id, _ = open_shared_table(server, "nh-holdem-stud")
+    table_id, _ = open_shared_table(server, "nh-holdem-stud", title="Axe Hold'em Stud")
     page = desktop.new_page()
     sign_up(page, server)
     page.goto(server.base + f"/table/{table_id}")
@@ -117,7 +118,7 @@ def test_math_pages(server: Server, desktop: Any, artifacts: Path) -> None:
     sign_up(page, server)
     page.goto(server.base + "/math")
     assert_axe_clean(page, "math-signed-in", artifacts)
-    for rules_id in ("nine-card-flush", "nh-holdem-stud"):
+    for rules_id in sorted(builtin_ids()):
         page.goto(server.base + f"/math/{rules_id}")
         page.wait_for_selector("#math-body table", timeout=120_000)
         assert_axe_clean(page, f"math-{rules_id}", artifacts)
@@ -132,7 +133,7 @@ def test_a_skip_link_comes_first(path: str, server: Server, desktop: Any,
     if path.startswith("/table/"):
         watch.expected_refusals = 1  # signed out: the table's API answers 401
     page = desktop.new_page()
-    page.goto(server.base + path)
+    page.goto(server.base + path, timeout=120_000)  # a PAR sheet may be computed first
     page.keyboard.press("Tab")
     skip = page.get_by_role("link", name="Skip to the main content")
     assert skip.evaluate("element => element === document.activeElement")

@@ -28,7 +28,7 @@ new MutationObserver(() => {
 
 def test_a_shared_table_before_its_first_round(server: Server, desktop: Any,
                                                artifacts: Path) -> None:
-    table_id, _ = open_shared_table(server, "high-card-flush")
+    table_id, _ = open_shared_table(server, "high-card-flush", title="Before the first round")
     page = desktop.new_page()
     page.add_init_script(RECORD_STATUS)
     sign_up(page, server)
@@ -147,7 +147,7 @@ def test_the_strategy_tables_are_styled(server: Server, desktop: Any, artifacts:
 
 
 def test_a_table_s_practice_field_means_its_currency(server: Server) -> None:
-    admin_table, _ = open_shared_table(server, "nh-flush-poker")
+    admin_table, _ = open_shared_table(server, "nh-flush-poker", title="Practice field")
     name = "practicefield"
     body = {"username": name, "password": "correct horse"}
     httpx.post(server.base + "/api/v1/accounts", json=body)
@@ -166,7 +166,8 @@ def test_the_betting_countdown_says_when_it_is_over(server: Server, desktop: Any
     """A watcher who has not bet sees the betting window count down; once its deadline
     has passed (the page's clock is moved past it before the server deals), the timer
     says betting is closed rather than leave "0 s" standing."""
-    table_id, _ = open_shared_table(server, "high-card-flush", seconds=5)
+    table_id, _ = open_shared_table(server, "high-card-flush", seconds=5,
+                                    title="Countdown")
     better = desktop.new_page()
     sign_up(better, server)
     better.goto(server.base + f"/table/{table_id}")

@@ -47,7 +47,8 @@ new MutationObserver(() => {
 """
 
 
-def open_shared_table(server: Server, rules_id: str, seconds: int = 90) -> tuple[int, str]:
+def open_shared_table(server: Server, rules_id: str, seconds: int = 90,
+                      title: str = "") -> tuple[int, str]:
     """An admin (created in the database as tests/server do) opens a shared table."""
     name, password = f"admin{int(time.time() * 1000) % 10**8}", "admin-password"
     engine = make_engine(server.database)
@@ -57,7 +58,7 @@ def open_shared_table(server: Server, rules_id: str, seconds: int = 90) -> tuple
     engine.dispose()
     token = httpx.post(server.base + "/api/v1/login",
                        json={"username": name, "password": password}).json()["token"]
-    title = f"Shared {load_rules(rules_id).name}"
+    title = title or f"Shared {load_rules(rules_id).name}"
     opened = httpx.post(server.base + "/api/v1/admin/tables", json={
         "rules": rules_id, "name": title, "betting_seconds": seconds,
         "decision_seconds": seconds},

@@ -130,7 +130,10 @@ def complete(document: dict[str, Any]) -> dict[str, Any]:
             for status in sorted(implied_statuses(method, operation) | declared):
                 if status < 400:
                     continue
-                answers[str(status)] = {"description": MEANING[status],
+                said = answers.get(str(status), {}).get("description")
+                if said in (None, "Validation Error", "Additional Response"):
+                    said = MEANING.get(status, "The request was refused")
+                answers[str(status)] = {"description": said,
                                         "content": {"application/json": {"schema": error}}}
                 if status in (429, 503):
                     answers[str(status)]["headers"] = RETRY_AFTER

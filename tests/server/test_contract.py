@@ -31,7 +31,7 @@ EXAMPLES = int(os.environ.get("FELTLAB_CONTRACT_EXAMPLES", "60"))
 """Test cases per operation and phase (about 2 minutes in all on the shared 2-core
 machine at 60)."""
 SEED = os.environ.get("FELTLAB_CONTRACT_SEED", "24")
-PASSWORD = "correct horse battery"
+PASSWORD = "Qv7-contract-Lk2!zeta"  # strong by any estimator
 
 
 @pytest.fixture(scope="module")

@@ -149,7 +149,7 @@ def test_the_strategy_tables_are_styled(server: Server, desktop: Any, artifacts:
 def test_a_table_s_practice_field_means_its_currency(server: Server) -> None:
     admin_table, _ = open_shared_table(server, "nh-flush-poker", title="Practice field")
     name = "practicefield"
-    body = {"username": name, "password": "correct horse"}
+    body = {"username": name, "password": "Qv7-practice-Lk2!zeta"}
     httpx.post(server.base + "/api/v1/accounts", json=body)
     token = httpx.post(server.base + "/api/v1/login", json=body).json()["token"]
     headers = {"Authorization": f"Bearer {token}"}

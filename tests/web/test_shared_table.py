@@ -47,7 +47,8 @@ new MutationObserver(() => {
 """
 
 
-def open_shared_table(server: Server, rules_id: str) -> tuple[int, str]:
+def open_shared_table(server: Server, rules_id: str, seconds: int = 90,
+                      title: str = "") -> tuple[int, str]:
     """An admin (created in the database as tests/server do) opens a shared table."""
     name, password = f"admin{int(time.time() * 1000) % 10**8}", "admin-password"
     engine = make_engine(server.database)
@@ -57,9 +58,10 @@ def open_shared_table(server: Server, rules_id: str) -> tuple[int, str]:
     engine.dispose()
     token = httpx.post(server.base + "/api/v1/login",
                        json={"username": name, "password": password}).json()["token"]
-    title = f"Shared {load_rules(rules_id).name}"
+    title = title or f"Shared {load_rules(rules_id).name}"
     opened = httpx.post(server.base + "/api/v1/admin/tables", json={
-        "rules": rules_id, "name": title, "betting_seconds": 90, "decision_seconds": 90},
+        "rules": rules_id, "name": title, "betting_seconds": seconds,
+        "decision_seconds": seconds},
         headers={"Authorization": f"Bearer {token}"})
     assert opened.status_code == 201, opened.text
     return int(opened.json()["id"]), title

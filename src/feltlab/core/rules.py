@@ -51,6 +51,8 @@ to 1 (3.2e12 units; ``tests/core/test_bounds.py`` shows every 64-bit sum built o
 MAX_RULES_BYTES: Final = 256 * 1024
 """Largest rule-set file read."""
 MAX_PATH_LENGTH: Final = 4096
+RULES_ID_PATTERN: Final = r"^[a-z0-9][a-z0-9-]*$"
+"""What a rule set's id looks like (``high-card-flush``), at most 64 characters."""
 """Longest rule-set id or path accepted."""
 
 STRICT_MODEL: Final = ConfigDict(extra="forbid", frozen=True, strict=True)
@@ -160,7 +162,7 @@ class Rules(BaseModel):
 
     model_config = STRICT_MODEL
 
-    id: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$", max_length=64)
+    id: str = Field(pattern=RULES_ID_PATTERN, max_length=64)
     name: str = Field(min_length=1, max_length=100)
     game: str
     source: str = Field(default="", max_length=2000)

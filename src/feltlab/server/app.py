@@ -25,6 +25,7 @@ from feltlab.server.api import (
     tables,
     trainers,
 )
+from feltlab.server.api.contract import declare_refusals, refusals
 from feltlab.server.auth import AuthSettings
 from feltlab.server.errors import Unauthorized
 from feltlab.server.handlers import add_error_handlers
@@ -62,6 +63,7 @@ def create_app(database_url: str, auth_settings: AuthSettings | None = None,
     for router in ROUTERS:
         app.include_router(router)
     _add_operations(app, found)
+    declare_refusals(app)
     add_error_handlers(app)
     app.add_middleware(RequestLog, metrics=found.metrics)
     app.add_middleware(BodyLimit)  # outermost: refuses before anything reads the body
@@ -69,7 +71,7 @@ def create_app(database_url: str, auth_settings: AuthSettings | None = None,
 
 
 def _add_operations(app: FastAPI, found: Services) -> None:
-    @app.get("/healthz", tags=["operations"])
+    @app.get("/healthz", tags=["operations"], responses=refusals(503))
     def healthz() -> JSONResponse:
         """200 when the database answers, 503 when it does not."""
         if database_reachable(found.engine):

@@ -3,7 +3,8 @@
 
 Domain errors (:mod:`feltlab.server.errors`) get the status of their class; invalid
 requests 422 with the first problem named; the database's refusals 409 (a constraint) or
-503 (busy); anything unexpected 500, logged.
+503 (busy); a method a path does not take 405 with ``Allow``; anything unexpected 500,
+logged. :mod:`feltlab.server.api.contract` declares all of it in ``/openapi.json``.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from feltlab.server.api.contract import allowed_methods
 from feltlab.server.errors import (
     Busy,
     Conflict,
@@ -94,9 +96,14 @@ def add_error_handlers(app: FastAPI) -> None:
         detail = error.detail if isinstance(error.detail, str) else "request refused"
         if error.status_code == 404 and detail == "Not Found":
             detail = f"there is no {request.url.path[:100]}"
+        headers = None
         if error.status_code == 405:
             detail = f"{request.method} is not allowed on {request.url.path[:100]}"
-        return JSONResponse({"detail": detail}, error.status_code)
+            allowed = set(allowed_methods(request.app.openapi(), request.url.path))
+            allowed |= {method.strip() for method in
+                        (error.headers or {}).get("Allow", "").split(",") if method.strip()}
+            headers = {"Allow": ", ".join(sorted(allowed))}
+        return JSONResponse({"detail": detail}, error.status_code, headers=headers)
 
     @app.exception_handler(IntegrityError)
     async def integrity(request: Request, error: IntegrityError) -> JSONResponse:

@@ -32,7 +32,7 @@ def table_json(table: GameTable, seats: list[tuple[int, str]] | None = None) -> 
     view: dict[str, Any] = {
         "id": table.id, "rules": table.rules_id, "name": table.name or rules.name,
         "fingerprint": table.fingerprint, "currency": table.currency,
-        "practice": table.currency == "practice" and not table.shared,
+        "practice": table.currency == "practice",  # one meaning: the chips it plays
         "shared": table.shared, "status": table.status, "seats": rules.seats,
         "limits": {name: {"min": limit.min, "max": limit.max}
                    for name, limit in rules.limits.items()},

@@ -37,12 +37,23 @@ BACK_LINKS = ('<nav aria-label="Back" style="font-size:0.95rem;margin:0 0 1rem">
               '<a href="/math">All the math</a> &middot; <a href="/">Lobby</a></nav>')
 
 
+SKIP_LINK = '<a class="skip-link" href="#main">Skip to the main content</a>'
+SKIP_STYLE = ("<style>.skip-link{position:absolute;left:.5rem;top:-3rem;background:#fff;"
+              "padding:.4rem .8rem;font-weight:bold}.skip-link:focus{top:.5rem}"
+              "main:focus{outline:none}</style>")
+
+
 def par_sheet_html(rules_id: str) -> str:
-    """The PAR sheet report (self-contained HTML) with links back to the site."""
+    """The PAR sheet report (self-contained HTML) as a page of the site: a skip link and
+    links back first, the report in the page's ``<main>``."""
     report = _par_report(rules_id)
     links = BACK_LINKS.replace("{id}", rules_id)
-    head, body, rest = report.partition("<body>")
-    return head + body + links + rest if body else links + report
+    head, opened, rest = report.partition("<body>")
+    if not opened:
+        return SKIP_LINK + links + f'<main id="main" tabindex="-1">{report}</main>'
+    content, closed, tail = rest.partition("</body>")
+    return (head.replace("</head>", SKIP_STYLE + "</head>", 1) + opened + SKIP_LINK + links
+            + f'<main id="main" tabindex="-1">{content}</main>' + closed + tail)
 
 
 def _par_report(rules_id: str) -> str:

@@ -6,23 +6,25 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request, Response
 
+from feltlab.server.api.contract import refusals
 from feltlab.server.api.deps import CallerDep, ServicesDep, moves_money
 from feltlab.server.api.money import EncodedJSON, encoded, money_request
 from feltlab.server.api.responses import AccountCreated, LoggedIn, Me, Message, RoundView
-from feltlab.server.api.schemas import Credentials, LimitsRequest
+from feltlab.server.api.schemas import Credentials, LimitsRequest, NewAccount
 from feltlab.server.auth import COOKIE_NAME, CSRF_COOKIE, client_address, csrf_for
 from feltlab.server.services import accounts, logins, round_reads, wallets
 
 router = APIRouter(prefix="/api/v1", tags=["accounts"])
 
 
-@router.post("/accounts", status_code=201, response_model=AccountCreated)
-def create_account(body: Credentials, found: ServicesDep) -> dict[str, Any]:
+@router.post("/accounts", status_code=201, response_model=AccountCreated,
+             responses=refusals(409))
+def create_account(body: NewAccount, found: ServicesDep) -> dict[str, Any]:
     """Register: a player account whose practice balance starts at 1,000."""
     return accounts.register(found, body.username, body.password)
 
 
-@router.post("/login", response_model=LoggedIn)
+@router.post("/login", response_model=LoggedIn, responses=refusals(401, 429))
 def login(body: Credentials, found: ServicesDep, request: Request,
           response: Response) -> dict[str, Any]:
     """A bearer token (failed logins are throttled by client and username together: 429
@@ -57,7 +59,7 @@ def me(caller: CallerDep, found: ServicesDep) -> dict[str, Any]:
     return accounts.read_me(found, caller.user_id)
 
 
-@router.post("/me/practice/reset", response_model=Me)
+@router.post("/me/practice/reset", response_model=Me, responses=refusals(409))
 @moves_money
 def reset_practice(caller: CallerDep, found: ServicesDep, request: Request) -> EncodedJSON:
     """Bring the practice balance back to 1,000; refused while a practice round is open."""

@@ -6,6 +6,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
 
+from feltlab.server.api.contract import refusals
 from feltlab.server.api.deps import AdminDep, ServicesDep, moves_money
 from feltlab.server.api.money import EncodedJSON, encoded, money_request
 from feltlab.server.api.responses import AuditLog, CashAdjusted, Table
@@ -13,10 +14,10 @@ from feltlab.server.api.schemas import AdjustRequest, RowId, SharedTableRequest
 from feltlab.server.errors import Refused
 from feltlab.server.services import audit, tables, wallets
 
-router = APIRouter(prefix="/api/v1/admin", tags=["admin"])
+router = APIRouter(prefix="/api/v1/admin", tags=["admin"], responses=refusals(403))
 
 
-@router.post("/cash", response_model=CashAdjusted)
+@router.post("/cash", response_model=CashAdjusted, responses=refusals(404, 409))
 @moves_money
 def adjust_cash(body: AdjustRequest, caller: AdminDep, found: ServicesDep,
                 request: Request) -> EncodedJSON:
@@ -28,7 +29,7 @@ def adjust_cash(body: AdjustRequest, caller: AdminDep, found: ServicesDep,
 
 
 @router.post("/tables", status_code=201, response_model=Table,
-             response_model_exclude_unset=True)
+             response_model_exclude_unset=True, responses=refusals(404, 409))
 def open_table(body: SharedTableRequest, caller: AdminDep, found: ServicesDep
                ) -> dict[str, Any]:
     """Open a shared table: players sit, bet in the betting window, decide in turn."""
@@ -37,7 +38,7 @@ def open_table(body: SharedTableRequest, caller: AdminDep, found: ServicesDep
 
 
 @router.post("/tables/{table_id}/close", response_model=Table,
-             response_model_exclude_unset=True)
+             response_model_exclude_unset=True, responses=refusals(404, 409))
 def close_table(table_id: RowId, caller: AdminDep, found: ServicesDep) -> dict[str, Any]:
     """Close a shared table to new bets (a round under way is played to the end)."""
     return tables.close_shared(found, caller, table_id)

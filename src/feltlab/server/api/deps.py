@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import Annotated, Any, TypeVar
 
 from fastapi import Depends, Request
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from feltlab.server.auth import COOKIE_NAME, CSRF_HEADER, Caller, csrf_for
 from feltlab.server.errors import Forbidden, Unauthorized
@@ -38,8 +39,17 @@ def token_of(request: Request) -> tuple[str, bool]:
     raise Unauthorized("sign in first: send 'Authorization: Bearer TOKEN'")
 
 
+BEARER = HTTPBearer(auto_error=False, scheme_name="bearer", description=(
+    "The token POST /api/v1/login answers. The pages send the session cookie instead, "
+    "with its X-CSRF-Token header on every request that changes something."))
+"""How a caller signs in, as the OpenAPI document declares it (:func:`token_of` reads
+the header itself, to answer a malformed one with a clear sentence)."""
+
+
 def current_caller(request: Request,
-                   found: Annotated[Services, Depends(services)]) -> Caller:
+                   found: Annotated[Services, Depends(services)],
+                   declared: Annotated[HTTPAuthorizationCredentials | None, Depends(BEARER)]
+                   ) -> Caller:
     token, from_cookie = token_of(request)
     if from_cookie and request.method not in SAFE_METHODS:
         sent = request.headers.get(CSRF_HEADER, "")

@@ -117,6 +117,7 @@ class Table(Answer):
     fingerprint: str
     currency: str
     practice: bool
+    """Whether it plays practice chips: ``currency`` is ``"practice"`` (shared or not)."""
     shared: bool
     status: str
     seats: int

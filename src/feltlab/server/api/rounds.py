@@ -6,6 +6,7 @@ from typing import Any
 
 from fastapi import APIRouter, Request
 
+from feltlab.server.api.contract import refusals
 from feltlab.server.api.deps import CallerDep, ServicesDep, moves_money
 from feltlab.server.api.money import EncodedJSON, in_writer_thread, money_request
 from feltlab.server.api.responses import Recall, RoundView
@@ -16,13 +17,14 @@ from feltlab.server.services.idempotency import encode
 router = APIRouter(prefix="/api/v1", tags=["rounds"])
 
 
-@router.get("/rounds/{round_id}", response_model=RoundView)
+@router.get("/rounds/{round_id}", response_model=RoundView, responses=refusals(404))
 def get_round(round_id: RowId, caller: CallerDep, found: ServicesDep) -> EncodedJSON:
     """The round as the caller may see it; another player's round is not found."""
     return EncodedJSON(encode(round_reads.read_round(found, round_id, caller)))
 
 
-@router.post("/rounds/{round_id}/actions", response_model=RoundView)
+@router.post("/rounds/{round_id}/actions", response_model=RoundView,
+             responses=refusals(404, 409))
 @moves_money
 async def act(round_id: RowId, body: ActionRequest, caller: CallerDep, found: ServicesDep,
               request: Request) -> EncodedJSON:
@@ -33,7 +35,7 @@ async def act(round_id: RowId, body: ActionRequest, caller: CallerDep, found: Se
 
 
 @router.get("/rounds/{round_id}/recall", response_model=Recall,
-            response_model_exclude_unset=True)
+            response_model_exclude_unset=True, responses=refusals(404))
 def recall(round_id: RowId, caller: CallerDep, found: ServicesDep) -> dict[str, Any]:
     """The round step by step: each event with the cards then visible, the stake so far
     and the balance, ending with the results."""

@@ -12,9 +12,10 @@ from feltlab.core.payout import RequestError
 from feltlab.core.rules import RulesError, builtin_ids
 from feltlab.core.settle import WagerError
 from feltlab.present import catalogue, display
+from feltlab.server.api.contract import refusals
 from feltlab.server.api.deps import CallerDep
 from feltlab.server.api.page_responses import HandView, RuleCard
-from feltlab.server.api.schemas import DisplayRequest
+from feltlab.server.api.schemas import DisplayRequest, RulesPath
 from feltlab.server.errors import NotFound, Refused
 
 router = APIRouter(prefix="/api/v1", tags=["pages"])
@@ -43,13 +44,13 @@ def rule_cards(caller: CallerDep) -> list[dict[str, Any]]:
     return catalogue.rule_cards()
 
 
-@router.get("/rulecards/{rules_id}", response_model=RuleCard)
-def rule_card(rules_id: str, caller: CallerDep) -> dict[str, Any]:
+@router.get("/rulecards/{rules_id}", response_model=RuleCard, responses=refusals(404))
+def rule_card(rules_id: RulesPath, caller: CallerDep) -> dict[str, Any]:
     """One built-in rule set as the pages show it."""
     return catalogue.rule_card(known_rules(rules_id))
 
 
-@router.post("/display", response_model=HandView)
+@router.post("/display", response_model=HandView, responses=refusals(404))
 def show(body: DisplayRequest, caller: CallerDep) -> dict[str, Any]:
     """Cards laid out for the page (by suit, the playing flush marked, hands named)
     and, for a complete round, one row per settled wager."""

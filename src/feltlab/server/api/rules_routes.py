@@ -7,7 +7,9 @@ from typing import Any
 from fastapi import APIRouter
 
 from feltlab.core.rules import builtin_ids
+from feltlab.server.api.contract import refusals
 from feltlab.server.api.responses import RulesDefinition, RulesSummary
+from feltlab.server.api.schemas import RulesPath
 from feltlab.server.errors import NotFound
 from feltlab.server.views import rules_definition, rules_summary
 
@@ -20,8 +22,8 @@ def list_rules() -> list[dict[str, Any]]:
     return [rules_summary(rules_id) for rules_id in builtin_ids()]
 
 
-@router.get("/rules/{rules_id}", response_model=RulesDefinition)
-def get_rules(rules_id: str) -> dict[str, Any]:
+@router.get("/rules/{rules_id}", response_model=RulesDefinition, responses=refusals(404))
+def get_rules(rules_id: RulesPath) -> dict[str, Any]:
     """One rule set in full (pay tables included), as its file defines it."""
     if rules_id not in builtin_ids():
         raise NotFound(f"there is no built-in rule set {rules_id[:64]!r}")

@@ -1,14 +1,41 @@
-"""Request bodies: strict (no coercion), no unknown fields, every size bounded."""
+"""Request bodies: strict (no coercion), no unknown fields, every size bounded, and every
+constraint the server checks stated in the schema where a schema can state it (what only
+the rules can judge, such as a rule-set id or a hand's cards, is free text checked when
+the request runs: 404 or 422).
+
+A whole number may be written ``10`` or ``10.0`` (JSON Schema's ``integer`` is any number
+with no fraction); ``10.5``, ``"10"`` and ``true`` are refused."""
 
 from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
 from fastapi import Path
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StringConstraints
+
+from feltlab.core.rules import RULES_ID_PATTERN
+from feltlab.server.auth import MAX_PASSWORD, MIN_PASSWORD, USERNAME_PATTERN
+from feltlab.server.fairness import CLIENT_SEED_PATTERN
+
+
+def whole(value: object) -> object:
+    """A number with no fraction as an ``int`` (``10.0`` is 10); anything else as it came,
+    for the strict check to refuse.
+
+    >>> whole(10.0), whole(10.5), whole(True), whole("10")
+    (10, 10.5, True, '10')
+    """
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+WHOLE = BeforeValidator(whole)
+"""Marks an integer as JSON Schema means it: ``Annotated[int, Field(...), WHOLE]`` (after
+the bounds, so that the schema states them)."""
 
 MAX_AMOUNT = 1_000_000_000
-Amount = Annotated[int, Field(ge=0, le=MAX_AMOUNT)]
+Amount = Annotated[int, Field(ge=0, le=MAX_AMOUNT), WHOLE]
 WagerName = Annotated[str, StringConstraints(min_length=1, max_length=20)]
 ShortText = Annotated[str, StringConstraints(max_length=64)]
 
@@ -18,27 +45,44 @@ class Strict(BaseModel):
 
 
 class Credentials(Strict):
+    """A login: any text is tried (a wrong one is 401)."""
+
     username: Annotated[str, StringConstraints(max_length=64)]
-    password: Annotated[str, StringConstraints(max_length=256)]
+    password: Annotated[str, StringConstraints(max_length=MAX_PASSWORD)]
+
+
+class NewAccount(Strict):
+    """A new account's username and password (the password's strength is judged when
+    the request runs: a weak one is 422, saying why)."""
+
+    username: Annotated[str, StringConstraints(pattern=f"^{USERNAME_PATTERN.pattern}$")]
+    password: Annotated[str, StringConstraints(min_length=MIN_PASSWORD,
+                                               max_length=MAX_PASSWORD)]
+
+
+RulesId = Annotated[str, StringConstraints(max_length=64, pattern=RULES_ID_PATTERN)]
+"""A rule set's id: its form is checked here (422), whether it is a built-in one when the
+request runs (404)."""
 
 
 class TableRequest(Strict):
-    rules: ShortText
+    rules: RulesId
     practice: bool = True
 
 
 class SharedTableRequest(Strict):
-    rules: ShortText
+    rules: RulesId
     currency: Literal["practice", "cash"] = "practice"
     name: Annotated[str, StringConstraints(max_length=64)] = ""
-    betting_seconds: Annotated[int, Field(ge=1, le=600)] = 20
-    decision_seconds: Annotated[int, Field(ge=1, le=600)] = 20
+    betting_seconds: Annotated[int, Field(ge=1, le=600), WHOLE] = 20
+    decision_seconds: Annotated[int, Field(ge=1, le=600), WHOLE] = 20
 
 
 class RoundRequest(Strict):
     wagers: Annotated[dict[WagerName, Amount], Field(max_length=10)]
     colour: Literal["red", "black"] | None = None
-    client_seed: ShortText | None = None
+    client_seed: Annotated[str, StringConstraints(
+        pattern=f"^{CLIENT_SEED_PATTERN.pattern}$")] | None = None
 
 
 class ActionRequest(Strict):
@@ -47,23 +91,24 @@ class ActionRequest(Strict):
 
 
 class SeatRequest(Strict):
-    seat: Annotated[int, Field(ge=1, le=20)]
+    seat: Annotated[int, Field(ge=1, le=20), WHOLE]
 
 
 class LimitsRequest(Strict):
-    daily_loss_limit: Annotated[int, Field(ge=0, le=MAX_AMOUNT)] | None = None
-    self_exclude_days: Annotated[int, Field(ge=1, le=3650)] | None = None
+    daily_loss_limit: Annotated[int, Field(ge=0, le=MAX_AMOUNT), WHOLE] | None = None
+    self_exclude_days: Annotated[int, Field(ge=1, le=3650), WHOLE] | None = None
 
 
 class AdjustRequest(Strict):
     username: ShortText
-    amount: Annotated[int, Field(ge=-MAX_AMOUNT, le=MAX_AMOUNT)]
+    amount: Annotated[int, Field(ge=-MAX_AMOUNT, le=MAX_AMOUNT,
+                                 json_schema_extra={"not": {"const": 0}}), WHOLE]
+    """A credit (> 0) or a debit (< 0); never 0."""
     memo: Annotated[str, StringConstraints(max_length=200)] = ""
 
 
 # --- the pages' JSON -----------------------------------------------------------------------
 
-RulesId = Annotated[str, StringConstraints(max_length=64)]
 CardsText = Annotated[str, StringConstraints(max_length=200)]
 SpotName = Annotated[str, StringConstraints(max_length=20)]
 
@@ -80,18 +125,29 @@ class AdviceRequest(Strict):
     player: CardsText = ""
     community: CardsText = ""
     colour: CardsText | None = None
-    bets: Annotated[list[int], Field(max_length=3)] = Field(default_factory=list)
-    ante: Annotated[int, Field(ge=1, le=1_000_000)] = 1
+    bets: Annotated[list[Annotated[int, WHOLE]], Field(max_length=3)] = Field(
+        default_factory=list)
+    ante: Annotated[int, Field(ge=1, le=1_000_000), WHOLE] = 1
     chosen: dict[str, Any] | None = None
     record: bool = False
     """Count the verdict on ``chosen`` in the caller's strategy-trainer score."""
 
 
+class PayoutRequestBody(BaseModel):
+    """A round as a ``feltlab payout`` request, as ``GET /api/v1/dealer-rounds`` gives it:
+    the rule set's id and its game family's fields (cards, wagers, decisions), which the
+    engine checks when the request runs."""
+
+    model_config = ConfigDict(strict=True, extra="allow")
+
+    rules: RulesId
+
+
 class DealerCheckRequest(Strict):
-    request: dict[str, Any]
-    answers: Annotated[dict[SpotName, Annotated[int, Field(ge=-10**13, le=10**13)]],
+    request: PayoutRequestBody
+    answers: Annotated[dict[SpotName, Annotated[int, Field(ge=-10**13, le=10**13), WHOLE]],
                        Field(max_length=12)]
-    millis: Annotated[int, Field(ge=0, le=86_400_000)] = 0
+    millis: Annotated[int, Field(ge=0, le=86_400_000), WHOLE] = 0
     record: bool = False
     """Count the check (and ``millis`` taken) in the caller's dealer-trainer score."""
 
@@ -105,3 +161,6 @@ class SolveRequest(Strict):
 
 RowId = Annotated[int, Path(ge=1, le=2**31 - 1)]
 """A table or round id in a path."""
+
+RulesPath = Annotated[str, Path(max_length=64, pattern=RULES_ID_PATTERN)]
+"""A rule set's id in a path."""

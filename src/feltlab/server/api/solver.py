@@ -10,21 +10,23 @@ from starlette.concurrency import run_in_threadpool
 
 from feltlab.core.rules import load_rules
 from feltlab.present import solver
+from feltlab.server.api.contract import refusals
 from feltlab.server.api.deps import CallerDep
 from feltlab.server.api.page_responses import Solution, SolvableWager
 from feltlab.server.api.rulecards import BAD_INPUT, known_rules, refusal
-from feltlab.server.api.schemas import SolveRequest
+from feltlab.server.api.schemas import RulesPath, SolveRequest
 
 router = APIRouter(prefix="/api/v1", tags=["pages"])
 
 
-@router.get("/paytable-solver/{rules_id}", response_model=list[SolvableWager])
-def solver_wagers(rules_id: str, caller: CallerDep) -> list[dict[str, Any]]:
+@router.get("/paytable-solver/{rules_id}", response_model=list[SolvableWager],
+            responses=refusals(404))
+def solver_wagers(rules_id: RulesPath, caller: CallerDep) -> list[dict[str, Any]]:
     """The wagers (and their lines) the page's pay-table solver takes."""
     return solver.solvable_wagers(load_rules(known_rules(rules_id)))
 
 
-@router.post("/paytable-solutions", response_model=Solution)
+@router.post("/paytable-solutions", response_model=Solution, responses=refusals(404))
 async def solve(body: SolveRequest, caller: CallerDep) -> dict[str, Any]:
     """The whole-number pays nearest a target house edge for a bonus pay table."""
     known_rules(body.rules)

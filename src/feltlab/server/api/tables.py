@@ -8,6 +8,7 @@ from typing import Any
 from fastapi import APIRouter, Request
 from starlette.concurrency import run_in_threadpool
 
+from feltlab.server.api.contract import refusals
 from feltlab.server.api.deps import CallerDep, ServicesDep, moves_money
 from feltlab.server.api.money import (
     EncodedJSON,
@@ -26,7 +27,7 @@ router = APIRouter(prefix="/api/v1", tags=["tables"])
 
 
 @router.post("/tables", status_code=201, response_model=Table,
-             response_model_exclude_unset=True)
+             response_model_exclude_unset=True, responses=refusals(404, 409))
 def create_table(body: TableRequest, caller: CallerDep, found: ServicesDep) -> dict[str, Any]:
     """A private table against the house, ready at once (practice, or cash)."""
     return tables.open_private(found, caller, body.rules, body.practice)
@@ -38,14 +39,14 @@ def list_tables(caller: CallerDep, found: ServicesDep) -> list[dict[str, Any]]:
     return tables.list_for(found, caller)
 
 
-@router.get("/tables/{table_id}", response_model=TableWithRound)
+@router.get("/tables/{table_id}", response_model=TableWithRound, responses=refusals(404))
 def get_table(table_id: RowId, caller: CallerDep, found: ServicesDep) -> EncodedJSON:
     """The table, and its current round as the caller may see it."""
     return EncodedJSON(encode(round_reads.read_table(found, table_id, caller)))
 
 
 @router.post("/tables/{table_id}/seats", status_code=201, response_model=Table,
-             response_model_exclude_unset=True)
+             response_model_exclude_unset=True, responses=refusals(404, 409))
 def take_seat(table_id: RowId, body: SeatRequest, caller: CallerDep,
               found: ServicesDep) -> dict[str, Any]:
     """Sit at a shared table."""
@@ -53,13 +54,14 @@ def take_seat(table_id: RowId, body: SeatRequest, caller: CallerDep,
 
 
 @router.delete("/tables/{table_id}/seats", response_model=Table,
-               response_model_exclude_unset=True)
+               response_model_exclude_unset=True, responses=refusals(404, 409))
 def leave_seat(table_id: RowId, caller: CallerDep, found: ServicesDep) -> dict[str, Any]:
     """Leave the caller's seat at a shared table."""
     return seats.leave(found, caller, table_id)
 
 
-@router.post("/tables/{table_id}/rounds", status_code=201, response_model=RoundView)
+@router.post("/tables/{table_id}/rounds", status_code=201, response_model=RoundView,
+             responses=refusals(404, 409))
 @moves_money
 async def start_round(table_id: RowId, body: RoundRequest, caller: CallerDep,
                       found: ServicesDep, request: Request) -> EncodedJSON:

@@ -8,7 +8,9 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query
 from starlette.concurrency import run_in_threadpool
 
+from feltlab.core.rules import RULES_ID_PATTERN
 from feltlab.present import trainer
+from feltlab.server.api.contract import refusals
 from feltlab.server.api.deps import CallerDep, ServicesDep
 from feltlab.server.api.page_responses import (
     Advice,
@@ -22,10 +24,11 @@ from feltlab.server.api.schemas import AdviceRequest, DealerCheckRequest
 from feltlab.server.services import scores
 
 router = APIRouter(prefix="/api/v1", tags=["trainers"])
-RulesQuery = Annotated[str, Query(max_length=64)]
+RulesQuery = Annotated[str, Query(max_length=64, pattern=RULES_ID_PATTERN)]
 
 
-@router.post("/advice", response_model=Advice, response_model_exclude_unset=True)
+@router.post("/advice", response_model=Advice, response_model_exclude_unset=True,
+             responses=refusals(404))
 async def advice(body: AdviceRequest, caller: CallerDep, found: ServicesDep
                  ) -> dict[str, Any]:
     """The advisor's exact EV of every option for one decision, and the verdict on
@@ -44,30 +47,34 @@ async def advice(body: AdviceRequest, caller: CallerDep, found: ServicesDep
     return answer
 
 
-@router.get("/drills", response_model=Drill, response_model_exclude_unset=True)
+@router.get("/drills", response_model=Drill, response_model_exclude_unset=True,
+            responses=refusals(404))
 async def drill(caller: CallerDep, rules: RulesQuery, close: bool = False) -> dict[str, Any]:
     """A random decision to practise, with its advice (no money moves)."""
     return await run_in_threadpool(trainer.drill, known_rules(rules), close)
 
 
-@router.get("/dealer-rounds", response_model=DealerRound)
+@router.get("/dealer-rounds", response_model=DealerRound, responses=refusals(404))
 def dealer_round(caller: CallerDep, rules: RulesQuery) -> dict[str, Any]:
     """A finished round for the dealer trainer, without its results."""
     return trainer.dealer_round(known_rules(rules))
 
 
-@router.post("/dealer-checks", response_model=DealerCheck, response_model_exclude_unset=True)
+@router.post("/dealer-checks", response_model=DealerCheck, response_model_exclude_unset=True,
+             responses=refusals(404))
 def dealer_check(body: DealerCheckRequest, caller: CallerDep, found: ServicesDep
                  ) -> dict[str, Any]:
     """The trainee's results checked against the engine's settlement; with ``record``,
     the check counts in the caller's score, answered as ``score``."""
+    payout_request = body.request.model_dump()
+    known_rules(body.request.rules)
     try:
-        answer = trainer.check_payouts(body.request, body.answers)
+        answer = trainer.check_payouts(payout_request, body.answers)
     except BAD_INPUT as error:
         raise refusal(error) from None
     if body.record:
         answer["score"] = scores.record_check(found, caller.user_id,
-                                              str(body.request["rules"]), answer,
+                                              body.request.rules, answer,
                                               body.millis / 1000)
     return answer
 

@@ -11,7 +11,7 @@ from sqlalchemy.orm import Session
 from feltlab.core.rules import Rules, RulesError, builtin_ids, load_rules
 from feltlab.server.auth import Caller
 from feltlab.server.clock import now
-from feltlab.server.errors import Refused, not_found
+from feltlab.server.errors import NotFound, Refused, not_found
 from feltlab.server.fairness import new_server_seed
 from feltlab.server.models import GameTable, TableSeat, User, table_of
 from feltlab.server.services import audit
@@ -64,8 +64,8 @@ def seated(session: Session, table_id: int) -> list[tuple[int, str]]:
 def builtin_rules(rules_id: str) -> Rules:
     """The built-in rule set a table is opened with."""
     if rules_id not in builtin_ids():
-        raise Refused(f"unknown rule set {rules_id[:64]!r}; rule sets are "
-                      f"{', '.join(builtin_ids())}")
+        raise NotFound(f"there is no built-in rule set {rules_id[:64]!r}; rule sets are "
+                       f"{', '.join(builtin_ids())}")
     try:
         return load_rules(rules_id)
     except RulesError as error:

@@ -135,8 +135,9 @@ export function capitalise(text) {
   return text ? text[0].toUpperCase() + text.slice(1) : text;
 }
 
-/** A rule card's limits and pay tables, for lobby, table and trainers. */
-export function rulesDetails(card) {
+/** A rule card's limits and pay tables, for lobby, table and trainers, each pay table under
+ * a heading of ``level`` (one below the heading of the section it is shown in). */
+export function rulesDetails(card, level = 4) {
   const parts = [el("ul", {}, card.lines.map((line) => el("li", {}, line)))];
   const limits = el("table", { class: "pays" },
     el("caption", { class: "visually-hidden" }, `${card.name} wagers and limits`),
@@ -148,7 +149,7 @@ export function rulesDetails(card) {
   parts.push(limits);
   for (const wager of card.wagers) {
     if (wager.pay_table) {
-      parts.push(el("h4", {}, wager.pay_table.title), payTableNode(wager.pay_table));
+      parts.push(el(`h${level}`, {}, wager.pay_table.title), payTableNode(wager.pay_table));
     }
   }
   parts.push(el("p", {}, card.max_aggregate_payout

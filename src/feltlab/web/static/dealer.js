@@ -72,7 +72,7 @@ async function check(event) {
     result.replaceChildren(
       el("p", { class: checked.right === checked.of ? "win" : "loss" },
         `${checked.right} of ${checked.of} right in ${seconds.toFixed(1)} s.`),
-      el("table", { class: "pays" }, el("thead", {}, el("tr", {}, ...["Wager", "You", "Engine", ""].map((h) => el("th", { scope: "col" }, h)))),
+      el("table", { class: "pays" }, el("thead", {}, el("tr", {}, ...["Wager", "You", "Engine", "Verdict"].map((h) => el("th", { scope: "col" }, h)))),
         el("tbody", {}, checked.rows.map((row) => el("tr", {}, el("th", { scope: "row" }, row.title),
           el("td", { class: "num" }, signed(row.entered)), el("td", { class: `num ${resultClass(row.expected)}` }, signed(row.expected)),
           el("td", {}, row.right ? "right" : "wrong"))))),

@@ -21,7 +21,7 @@ async function load() {
     const text = await response.text();
     if (!response.ok) throw new Error(text);
     const fragment = document.createRange().createContextualFragment(text);
-    body.replaceChildren(fragment, el("section", { class: "panel" }, el("h2", {}, "Rules and pay tables"), rulesDetails(card)));
+    body.replaceChildren(fragment, el("section", { class: "panel" }, el("h2", {}, "Rules and pay tables"), rulesDetails(card, 3)));
   } catch (error) {
     body.replaceChildren(el("p", { class: "status error" }, `Could not compute: ${error.message}`));
   } finally { clearInterval(ticker); }

@@ -98,13 +98,19 @@ export function timerText(table, round, mySeat, clockOffset = 0) {
     return `Betting opens with the first bet: ${table.betting_seconds} s to bet, ` +
       `${table.decision_seconds} s per decision.`;
   }
+  // At 0 the deadline has passed and the server acts on it within a moment: say so, rather
+  // than leave a count that no longer counts.
   if (round.phase === "wagers") {
+    if (left === 0) return "Betting is closed: the deal is coming.";
     return round.seat !== null ? `Bets are in. The deal comes in ${left} s, or when every seat has bet.`
       : `Betting closes in ${left} s.`;
   }
-  if (round.to_act === mySeat) return `Your turn: ${left} s left to decide (then you fold).`;
+  if (round.to_act === mySeat) {
+    return left ? `Your turn: ${left} s left to decide (then you fold).` : "Your time is up: you fold.";
+  }
   const who = (table.seated || []).find((item) => item.seat === round.to_act);
-  return `Seat ${round.to_act}${who ? ` (${who.player})` : ""} to act: ${left} s.`;
+  const name = `Seat ${round.to_act}${who ? ` (${who.player})` : ""}`;
+  return left ? `${name} to act: ${left} s.` : `${name}: time is up (a fold).`;
 }
 
 /** "Sit at seat N" buttons for the free seats, or "Leave seat" for a seated player. */

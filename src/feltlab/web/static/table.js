@@ -31,12 +31,14 @@ function drawSpots() {
   spots.replaceChildren();
   for (const wager of state.card.wagers) {
     const describe = `spot-${wager.name}-limits`;
+    // The button is named by its visible words alone; the chips on it lie over it, outside
+    // it, so that its name is what it shows (the amount is in its description).
     const button = el("button", { type: "button", class: `spot${wager.required ? " required" : ""}`,
-      id: `spot-${wager.name}`, "aria-label": wager.spot, "aria-describedby": describe,
+      id: `spot-${wager.name}-button`, "aria-describedby": describe,
       onclick: () => addChip(wager.name) },
-      el("span", { class: "spot-name", "aria-hidden": "true" }, wager.spot),
-      el("span", { class: "spot-stack", "aria-hidden": "true" }));
-    spots.append(el("div", { class: "spot-wrap" }, button,
+      el("span", { class: "spot-name" }, wager.spot));
+    spots.append(el("div", { class: "spot-wrap", id: `spot-${wager.name}` },
+      el("div", { class: "spot-place" }, button, el("span", { class: "spot-stack", "aria-hidden": "true" })),
       el("span", { class: "spot-limits", id: describe },
         el("span", { class: "spot-bet" }),
         el("span", { class: "nowrap" }, `${wager.min}-${wager.max.toLocaleString("en-US")}`),
@@ -84,7 +86,7 @@ function drawDecisions() {
 }
 
 function drawPays() {
-  document.getElementById("pays").replaceChildren(...rulesDetails(state.card));
+  document.getElementById("pays").replaceChildren(...rulesDetails(state.card, 3));
 }
 
 // --- betting -----------------------------------------------------------------------------
@@ -166,8 +168,10 @@ async function decide(decision) {
 
 async function send(work) {
   state.busy = true; render();
+  let answered = false;
   try {
     const round = await work();
+    answered = true;
     if (!stale(round)) await show(round);
     await refreshBalance();
     if (round.phase === "complete") await lastRounds();
@@ -176,7 +180,16 @@ async function send(work) {
     say(status, error.message, true);
   } finally {
     state.busy = false; render();
+    if (answered) focusNext();
   }
+}
+
+/** After Deal or a decision the button pressed is gone or disabled: put the focus on what
+ * comes next, the first decision now open, else the round's result, else the status. */
+function focusNext() {
+  const decision = decisionButtons().find((button) => !button.disabled && !button.closest("[hidden]"));
+  const result = document.getElementById("round-result");
+  (decision || result || status).focus();
 }
 
 // --- showing a round -----------------------------------------------------------------------
@@ -209,14 +222,16 @@ async function show(round) {
   if (round && round.phase === "decisions" && round.options.length && trainerOn()) await advise();
   if (state.table.shared) await revealSeats(round);
   render();
-  if (round) narrate(round);
-  else if (state.table.shared) narrate({ phase: "complete", seat: null });
+  if (round || state.table.shared) narrate(round);
 }
 
+/** The status line: what the player can do now (``round`` is null before the first). */
 function narrate(round) {
   if (state.table.shared && state.seat === null) {
     say(status, state.table.status === "open" ? "Take a seat to play: press a Sit at seat button."
       : "This table is closed to new bets.");
+  } else if (!round) {
+    say(status, `No round yet: place your chips, then ${dealName()}.`);
   } else if (state.table.shared && round.seat === null && round.phase !== "complete") {
     say(status, round.phase === "wagers" ? "Betting is open: place your chips, then Place bets."
       : "A round is being played; you bet in the next betting window.");
@@ -289,10 +304,15 @@ function renderHands() {
   }
   document.getElementById("player-cards").replaceChildren(view.player
     ? cardsNode(view.player.cards, "Your cards") : slots(layoutCount("player"), "Your cards"));
-  const nine = view.nine ? ` · all 9: ${view.nine.describe}` : "";
-  document.getElementById("player-desc").textContent = view.player ? view.player.describe + nine : "";
-  document.getElementById("bonus-hands").replaceChildren(...(view.bonus || []).map((bonus) =>
-    el("li", {}, `${bonus.wager}: ${bonus.text}`)));
+  // 9 Card Flush: once the nine cards are known, the line names the All 9 hand (the
+  // player's six, when bet on, has its Player 6 badge below), each hand said once.
+  document.getElementById("player-desc").textContent = view.nine ? `All 9: ${view.nine.describe}`
+    : view.player ? view.player.describe : "";
+  // Only the bonuses the player bet: the others' hands would look like something at stake.
+  const bet = new Set(Object.entries(round ? round.wagers || {} : {})
+    .filter(([, amount]) => amount).map(([name]) => state.card.titles[name] || name));
+  document.getElementById("bonus-hands").replaceChildren(...(view.bonus || [])
+    .filter((bonus) => bet.has(bonus.wager)).map((bonus) => el("li", {}, `${bonus.wager}: ${bonus.text}`)));
   document.getElementById("settlement").hidden = !complete;
   if (complete) renderSettlement(round, view);
   else document.getElementById("settlement-body").replaceChildren();
@@ -307,7 +327,7 @@ function renderSettlement(round, view) {
       el("thead", {}, el("tr", {}, ...["Wager", "Stake", "Result", "On"].map((head, i) =>
         el("th", { scope: "col", class: i && i < 3 ? "num" : "" }, head)))),
       el("tbody", {}, rows)),
-    el("p", { class: "total-line" }, "Round total ",
+    el("p", { class: "total-line", id: "round-result", tabindex: "-1" }, "Round total ",
       el("span", { class: resultClass(round.total), id: "round-total" }, signed(round.total)),
       round.capped ? " (capped at the maximum payout)" : "",
       ` · balance ${round.balance_before} → ${round.balance_after}`));
@@ -318,11 +338,11 @@ function renderSpots() {
   const open = betting() && !state.busy;
   const shownBets = open ? state.bets : round ? round.wagers : {};
   for (const wager of state.card.wagers) {
-    const button = document.getElementById(`spot-${wager.name}`);
-    button.disabled = !open;
+    const wrap = document.getElementById(`spot-${wager.name}`);
+    wrap.querySelector("button").disabled = !open;
     const amount = shownBets[wager.name] || 0;
-    button.querySelector(".spot-stack").replaceChildren(amount ? chipNode(amount) : "");
-    button.parentElement.querySelector(".spot-bet").textContent = amount ? `${amount} on ${wager.spot} · limits ` : "limits ";
+    wrap.querySelector(".spot-stack").replaceChildren(amount ? chipNode(amount) : "");
+    wrap.querySelector(".spot-bet").textContent = amount ? `${amount} on ${wager.spot} · limits ` : "limits ";
   }
   const decided = round && !open ? decisionStakes(round) : {};
   for (const wager of state.card.decision_wagers) {
@@ -378,7 +398,7 @@ function renderProof() {
     proof.append(el("dt", {}, "Server seed"), el("dd", {}, round.seed
       ? el("code", { class: "hash", id: "server-seed" }, round.seed) : "revealed when the round is complete"));
   } else if (!state.table.next_commitment) {
-    proof.append(el("dd", { class: "hint" }, "Each round's commitment shows here when it is dealt; its seed after settlement."));
+    proof.append(el("dt", {}, "Commitment"), el("dd", { class: "hint" }, "Each round's commitment shows here when it is dealt; its seed after settlement."));
   }
   document.getElementById("verify").disabled = !(round && round.seed);
 }
@@ -494,8 +514,12 @@ async function applySnapshot(snapshot) {
   if (stale(snapshot.round)) { render(); return; }
   const finished = snapshot.round && snapshot.round.phase === "complete" &&
     !(state.round && state.round.id === snapshot.round.id && state.round.phase === "complete");
+  const idle = [document.body, status, null].includes(document.activeElement);
   await show(snapshot.round);
   if (finished) await Promise.all([lastRounds(), refreshBalance()]);
+  const round = snapshot.round;
+  if (idle && round && (round.phase === "complete" ? round.seat !== null
+    : round.to_act === state.seat && round.options.length)) focusNext();
 }
 
 function live() {
@@ -643,7 +667,7 @@ async function start() {
   document.getElementById("game-title").textContent = table.name;
   document.getElementById("felt-note").textContent = state.card.max_aggregate_payout
     ? `Maximum payout per round ${state.card.max_aggregate_payout.toLocaleString("en-US")}`
-    : (table.practice ? "Practice table against the house" : "");
+    : (table.practice && !table.shared ? "Practice table against the house" : "");
   const main = wagerByName(state.card.main_wager);
   state.chip = CHIPS.filter((chip) => chip <= Math.max(main.min, 5) && chip <= main.max).pop() || 1;
   findSeat();
@@ -657,7 +681,7 @@ async function start() {
   if (table.shared) {
     document.getElementById("deal").textContent = "Place bets";
     live();
-    setInterval(tick, 500);
+    setInterval(tick, 200);  // a count is never more than 0.2 s behind the clock
   }
 }
 

@@ -13,13 +13,16 @@ from sqlalchemy import (
     Boolean,
     CheckConstraint,
     DateTime,
+    Double,
     ForeignKey,
+    Index,
     Integer,
     String,
     Table,
     Text,
     UniqueConstraint,
 )
+from sqlalchemy import false as sa_false
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 
@@ -45,6 +48,8 @@ class User(Base):
     daily_loss_limit: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
     excluded_until: Mapped[datetime | None] = mapped_column(DateTime(timezone=True),
                                                             nullable=True)
+    locked: Mapped[bool] = mapped_column(Boolean, default=False, server_default=sa_false())
+    """Locked by an admin: no bets until unlocked (migration 0005)."""
 
     __table_args__ = (CheckConstraint("role IN ('player', 'admin')", name="role_known"),)
 
@@ -250,3 +255,35 @@ class AuditRecord(Base):
     detail: Mapped[str] = mapped_column(Text)
     prev_hash: Mapped[str] = mapped_column(String(64))
     hash: Mapped[str] = mapped_column(String(64), unique=True)
+
+
+class SeatFigure(Base):
+    """The pit's figures of one settled seat (migration 0005), written when the round
+    settles (:func:`feltlab.analysis.figures.seat_figures`): the reports are sums of these
+    rows. ``day`` is the settlement's UTC day (``YYYY-MM-DD``), kept for grouping;
+    ``costs`` is the JSON list of the seat's decisions as ``[pattern, EV given away in
+    main-wager units]``."""
+
+    __tablename__ = "seat_figures"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    round_seat_id: Mapped[int] = mapped_column(ForeignKey("round_seats.id"), unique=True)
+    round_id: Mapped[int] = mapped_column(ForeignKey("rounds.id"))
+    table_id: Mapped[int] = mapped_column(ForeignKey("tables.id"))
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id"))
+    rules_id: Mapped[str] = mapped_column(String(64))
+    currency: Mapped[str] = mapped_column(String(10))
+    settled_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    day: Mapped[str] = mapped_column(String(10))
+    handle: Mapped[int] = mapped_column(BigInteger)
+    win: Mapped[int] = mapped_column(BigInteger)
+    theo_win: Mapped[float] = mapped_column(Double)
+    expected_win: Mapped[float] = mapped_column(Double)
+    variance: Mapped[float] = mapped_column(Double)
+    main_stake: Mapped[int] = mapped_column(BigInteger)
+    costs: Mapped[str] = mapped_column(Text, default="[]")
+
+    __table_args__ = (
+        Index("seat_figures_by_day", "currency", "day"),
+        Index("seat_figures_by_user", "user_id", "settled_at"),
+    )

@@ -12,7 +12,9 @@ from feltlab.server.models import Round, RoundSeat, User
 
 def check_may_play(session: Session, user: User, currency: str, stake: int) -> None:
     """Refuse a stake while the player is self-excluded, or one that could take today's
-    cash losses past their daily loss limit."""
+    cash losses past their daily loss limit; an account an admin locked bets nothing."""
+    if user.locked:
+        raise Forbidden("your account is locked: ask the operator")
     if user.excluded_until is not None and aware(user.excluded_until) > now():
         raise Forbidden(f"you are self-excluded until "
                         f"{aware(user.excluded_until).isoformat(timespec='minutes')}")

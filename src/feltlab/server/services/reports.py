@@ -1,0 +1,215 @@
+"""The pit's reports: handle, win, hold, theoretical and expected win with their bands,
+grouped by player, table, day or rule set, summed in SQL over the figures written at
+settlement (:mod:`feltlab.server.services.figures`).
+
+Every figure of a row is a sum over its settled seats; ``hold`` is win / handle (``None``
+for no handle), ``decision_cost`` is expected win minus theoretical win, and ``band`` is
+the 95% range of the win around the expected win, expected win +/- 1.96 sigma with sigma^2
+the sum of the seats' exact variances.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+from dataclasses import dataclass
+from datetime import date
+from typing import Any, Final
+
+from sqlalchemy import Connection, Select, func, select
+
+from feltlab.server.clock import now
+from feltlab.server.errors import Refused
+from feltlab.server.models import SeatFigure, User, table_of
+from feltlab.server.services.context import Services
+
+GROUPINGS: Final = ("players", "tables", "days", "rules")
+CURRENCIES: Final = ("cash", "practice")
+Z95: Final = 1.96
+_F, _USERS = table_of(SeatFigure), table_of(User)
+KEY_COLUMNS: Final[dict[str, tuple[str, ...]]] = {
+    "players": ("username", "user_id"), "tables": ("table_id", "rules"), "days": ("day",),
+    "rules": ("rules",)}
+FIGURE_COLUMNS: Final = ("rounds", "seats", "handle", "win", "hold", "theo_win",
+                         "expected_win", "decision_cost", "band_low", "band_high",
+                         "outside_band")
+
+
+@dataclass(frozen=True)
+class Span:
+    """Inclusive UTC days (``None``: unbounded) and the currency a report covers."""
+
+    start: date | None
+    end: date | None
+    currency: str = "cash"
+
+    def __post_init__(self) -> None:
+        if self.currency not in CURRENCIES:
+            raise Refused(f"currency must be one of {', '.join(CURRENCIES)}")
+        if self.start and self.end and self.start > self.end:
+            raise Refused(f"from ({self.start}) is after to ({self.end})")
+
+    @property
+    def anchor(self) -> date:
+        """The day month- and year-to-date end on: ``to``, else today (UTC)."""
+        return self.end or now().date()
+
+
+def _sums() -> list[Any]:
+    return [func.count(func.distinct(_F.c.round_id)).label("rounds"),
+            func.count().label("seats"),
+            func.coalesce(func.sum(_F.c.handle), 0).label("handle"),
+            func.coalesce(func.sum(_F.c.win), 0).label("win"),
+            func.coalesce(func.sum(_F.c.theo_win), 0.0).label("theo_win"),
+            func.coalesce(func.sum(_F.c.expected_win), 0.0).label("expected_win"),
+            func.coalesce(func.sum(_F.c.variance), 0.0).label("variance")]
+
+
+def _within(query: Select[Any], currency: str, start: date | None, end: date | None
+            ) -> Select[Any]:
+    query = query.where(_F.c.currency == currency)
+    if start is not None:
+        query = query.where(_F.c.day >= start.isoformat())
+    if end is not None:
+        query = query.where(_F.c.day <= end.isoformat())
+    return query
+
+
+def figures_of(row: Any) -> dict[str, Any]:
+    """A row of sums as the report shows it: hold, decision cost, band and whether the
+    win falls outside it."""
+    handle, win = int(row.handle), int(row.win)
+    theo, expected = float(row.theo_win), float(row.expected_win)
+    sigma = math.sqrt(max(float(row.variance), 0.0))
+    low, high = expected - Z95 * sigma, expected + Z95 * sigma
+    return {"rounds": int(row.rounds), "seats": int(row.seats), "handle": handle,
+            "win": win, "hold": win / handle if handle else None, "theo_win": theo,
+            "expected_win": expected, "decision_cost": expected - theo,
+            "band": [low, high], "outside_band": bool(win < low or win > high)}
+
+
+def _grouped(grouping: str, span: Span) -> Select[Any]:
+    if grouping == "players":
+        sums = _within(select(_F.c.user_id, *_sums()), span.currency, span.start, span.end
+                       ).group_by(_F.c.user_id).subquery()
+        return (select(_USERS.c.username, sums).join(_USERS, _USERS.c.id == sums.c.user_id)
+                .order_by(_USERS.c.username))
+    columns = {"tables": [_F.c.table_id, _F.c.rules_id], "days": [_F.c.day],
+               "rules": [_F.c.rules_id]}[grouping]
+    return _within(select(*columns, *_sums()), span.currency, span.start, span.end
+                   ).group_by(*columns).order_by(*columns)
+
+
+def _key_of(grouping: str, row: Any) -> dict[str, Any]:
+    if grouping == "players":
+        return {"username": row.username, "user_id": int(row.user_id)}
+    if grouping == "tables":
+        return {"table_id": int(row.table_id), "rules": row.rules_id}
+    if grouping == "days":
+        return {"day": row.day}
+    return {"rules": row.rules_id}
+
+
+def report(connection: Connection, grouping: str, span: Span) -> dict[str, Any]:
+    """One grouping's rows and totals over ``span``, with the day's, month's and year's
+    totals up to the span's last day."""
+    if grouping not in GROUPINGS:
+        raise Refused(f"a report groups by one of {', '.join(GROUPINGS)}")
+    rows = [{**_key_of(grouping, row), **figures_of(row)}
+            for row in connection.execute(_grouped(grouping, span))]
+    anchor = span.anchor
+    return {"grouping": grouping, "currency": span.currency,
+            "from": span.start.isoformat() if span.start else None,
+            "to": span.end.isoformat() if span.end else None,
+            "rows": rows, "totals": total(connection, span.currency, span.start, span.end),
+            "day": total(connection, span.currency, anchor, anchor),
+            "month_to_date": total(connection, span.currency, anchor.replace(day=1), anchor),
+            "year_to_date": total(connection, span.currency, anchor.replace(month=1, day=1),
+                                  anchor)}
+
+
+def total(connection: Connection, currency: str, start: date | None, end: date | None
+          ) -> dict[str, Any]:
+    """The figures of every settled seat between two days (inclusive)."""
+    row = connection.execute(_within(select(*_sums()), currency, start, end)).one()
+    return figures_of(row)
+
+
+def to_csv(answer: dict[str, Any]) -> str:
+    """A report as CSV: a header row, one line a row, and the totals last (its key
+    columns say ``total``). Floats are written exactly (``repr``)."""
+    keys = KEY_COLUMNS[answer["grouping"]]
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow([*keys, *FIGURE_COLUMNS])
+    for row in answer["rows"]:
+        writer.writerow([*(row[key] for key in keys), *_figure_cells(row)])
+    writer.writerow(["total", *([""] * (len(keys) - 1)), *_figure_cells(answer["totals"])])
+    return out.getvalue()
+
+
+def _figure_cells(row: dict[str, Any]) -> list[str]:
+    values = {**row, "band_low": row["band"][0], "band_high": row["band"][1]}
+    return [_cell(values[column]) for column in FIGURE_COLUMNS]
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return repr(value) if isinstance(value, float) else str(value)
+
+
+def alerts(connection: Connection, span: Span) -> dict[str, list[dict[str, Any]]]:
+    """Table-days and players whose win falls outside its band over ``span``."""
+    table_days = _within(select(_F.c.table_id, _F.c.rules_id, _F.c.day, *_sums())
+                         .group_by(_F.c.table_id, _F.c.rules_id, _F.c.day)
+                         .order_by(_F.c.day, _F.c.table_id), span.currency, span.start,
+                         span.end)
+    flagged_days = []
+    for row in connection.execute(table_days):
+        figures = figures_of(row)
+        if figures["outside_band"]:
+            flagged_days.append({"table_id": int(row.table_id), "rules": row.rules_id,
+                                 "day": row.day, **figures})
+    players = [row for row in report(connection, "players", span)["rows"]
+               if row["outside_band"]]
+    return {"table_days": flagged_days, "players": players}
+
+
+def alert_counts(connection: Connection) -> dict[tuple[str, str], int]:
+    """How many table-days and players are outside their bands, over everything settled,
+    by (kind, currency): what ``/metrics`` shows."""
+    counts: dict[tuple[str, str], int] = {}
+    for currency in CURRENCIES:
+        found = alerts(connection, Span(None, None, currency))
+        counts[("table_day", currency)] = len(found["table_days"])
+        counts[("player", currency)] = len(found["players"])
+    return counts
+
+
+def parse_day(text: str | None, name: str) -> date | None:
+    """A ``YYYY-MM-DD`` day, or a refusal naming the parameter."""
+    if text is None or text == "":
+        return None
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        raise Refused(f"{name} must be a day as YYYY-MM-DD, not {text[:20]!r}") from None
+
+
+def read_report(found: Services, grouping: str, span: Span) -> dict[str, Any]:
+    with found.read() as session:
+        return report(session.connection(), grouping, span)
+
+
+def read_alerts(found: Services, span: Span) -> dict[str, list[dict[str, Any]]]:
+    with found.read() as session:
+        return alerts(session.connection(), span)
+
+
+def read_alert_counts(found: Services) -> dict[tuple[str, str], int]:
+    with found.read() as session:
+        return alert_counts(session.connection())

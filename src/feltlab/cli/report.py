@@ -49,7 +49,7 @@ def _print_table(answer: dict[str, Any]) -> None:
     for label in ("totals", "day", "month_to_date", "year_to_date"):
         table.add_row(label.replace("_", " "), *([""] * (len(keys) - 1)),
                       *cells(answer[label]), style="bold" if label == "totals" else None)
-    Console().print(table)
+    Console(width=max(Console().width, 150)).print(table)
 
 
 def register(app: typer.Typer) -> None:

@@ -21,10 +21,10 @@ def tables(found: Services) -> list[dict[str, Any]]:
         shared = session.scalars(select(GameTable).where(GameTable.shared.is_(True))
                                  .order_by(GameTable.status.desc(), GameTable.id.desc())
                                  .limit(200)).all()
-        open_rounds = dict(session.execute(
+        open_rounds = {int(table_id): int(round_id) for table_id, round_id in session.execute(
             select(Round.table_id, func.min(Round.id)).where(
                 Round.phase != "complete", Round.table_id.in_([t.id for t in shared]))
-            .group_by(Round.table_id)).tuples().all())
+            .group_by(Round.table_id))}
         return [{**table_json(table, seated(session, table.id)),
                  "open_round": open_rounds.get(table.id)} for table in shared]
 

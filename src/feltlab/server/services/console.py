@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import case, func, select
 
 from feltlab.analysis.figures import wager_math
 from feltlab.core.rules import load_rules
@@ -34,7 +34,7 @@ def rule_sets(found: Services) -> list[dict[str, Any]]:
     the PAR sheet (computed once per fingerprint)."""
     with found.read() as session:
         used = session.execute(select(GameTable.rules_id, func.count(),
-                                      func.sum(GameTable.status == "open"))
+                                      func.count(case((GameTable.status == "open", 1))))
                                .group_by(GameTable.rules_id).order_by(GameTable.rules_id)
                                ).all()
     answer = []

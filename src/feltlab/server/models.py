@@ -17,6 +17,7 @@ from sqlalchemy import (
     ForeignKey,
     Index,
     Integer,
+    SmallInteger,
     String,
     Table,
     Text,
@@ -281,9 +282,15 @@ class SeatFigure(Base):
     expected_win: Mapped[float] = mapped_column(Double)
     variance: Mapped[float] = mapped_column(Double)
     main_stake: Mapped[int] = mapped_column(BigInteger)
+    first_seat: Mapped[int] = mapped_column(SmallInteger)
+    """1 on the round's first seat, 0 on the others: the reports count rounds by summing
+    it (a sum, unlike a count of distinct rounds, adds up across groups)."""
     costs: Mapped[str] = mapped_column(Text, default="[]")
 
     __table_args__ = (
-        Index("seat_figures_by_day", "currency", "day"),
+        # covering, in the order the reports group by: a span of days is read from the
+        # index alone, its seats already in order of day, rule set, table and player
+        Index("seat_figures_by_day", "currency", "day", "rules_id", "table_id", "user_id",
+              "first_seat", "handle", "win", "theo_win", "expected_win", "variance"),
         Index("seat_figures_by_user", "user_id", "settled_at"),
     )

@@ -7,7 +7,7 @@ transaction. ``feltlab db backfill`` writes them for rounds settled before they 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -24,8 +24,10 @@ _FIGURES, _ROUNDS, _SEATS = table_of(SeatFigure), table_of(Round), table_of(Roun
 _INSERT = insert(_FIGURES)
 
 
-def figure_row(state: HandState, round_seat: RoundSeat, record: Round) -> dict[str, Any]:
-    """The ``seat_figures`` row of one settled seat (a pure function of the round)."""
+def figure_row(state: HandState, round_seat: RoundSeat, record: Round, first: bool
+               ) -> dict[str, Any]:
+    """The ``seat_figures`` row of one settled seat (a pure function of the round);
+    ``first``: the round's first seat (its rounds are counted once)."""
     figures = seat_figures(state, round_seat.seat)
     settled = aware(record.completed_at or record.created_at)
     return {"round_seat_id": round_seat.id, "round_id": record.id,
@@ -34,14 +36,17 @@ def figure_row(state: HandState, round_seat: RoundSeat, record: Round) -> dict[s
             "settled_at": settled, "day": day_of(settled), "handle": figures.handle,
             "win": figures.win, "theo_win": figures.theo_win,
             "expected_win": figures.expected_win, "variance": figures.variance,
-            "main_stake": figures.main_stake,
+            "main_stake": figures.main_stake, "first_seat": int(first),
             "costs": json.dumps([[cost.pattern, cost.cost] for cost in figures.decisions])}
 
 
-def record_settled(session: Session, state: HandState, seats: Iterable[RoundSeat],
-                   record: Round) -> None:
-    """Insert the figures of every settled seat of a round (one statement)."""
-    rows = [figure_row(state, seat, record) for seat in seats]
+def record_settled(session: Session, state: HandState, seats: Sequence[RoundSeat],
+                   record: Round, written: Collection[int] = ()) -> None:
+    """Insert the figures of every settled seat of a round (one statement), but those
+    whose round seat ids are ``written`` already."""
+    first = min((seat.seat for seat in seats), default=None)
+    rows = [figure_row(state, seat, record, seat.seat == first) for seat in seats
+            if seat.id not in written]
     if rows:
         session.connection().execute(_INSERT, rows)
 
@@ -75,9 +80,7 @@ def backfill(session_factory: Callable[[], Session],
                 have = set(session.connection().execute(
                     select(_FIGURES.c.round_seat_id).where(_FIGURES.c.round_id == round_id)
                 ).scalars())
-                record_settled(session, loaded.state,
-                               [seat for seat in loaded.seats if seat.id not in have],
-                               loaded.record)
+                record_settled(session, loaded.state, loaded.seats, loaded.record, have)
                 done += 1
         if progress is not None:
             progress(done, len(todo))

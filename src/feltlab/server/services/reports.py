@@ -57,13 +57,39 @@ class Span:
 
 
 def _sums() -> list[Any]:
-    return [func.count(func.distinct(_F.c.round_id)).label("rounds"),
+    return [func.coalesce(func.sum(_F.c.first_seat), 0).label("rounds"),
             func.count().label("seats"),
             func.coalesce(func.sum(_F.c.handle), 0).label("handle"),
             func.coalesce(func.sum(_F.c.win), 0).label("win"),
             func.coalesce(func.sum(_F.c.theo_win), 0.0).label("theo_win"),
             func.coalesce(func.sum(_F.c.expected_win), 0.0).label("expected_win"),
             func.coalesce(func.sum(_F.c.variance), 0.0).label("variance")]
+
+
+@dataclass(frozen=True)
+class Sums:
+    """The sums of a group of settled seats, as SQL gives them; they add up."""
+
+    rounds: int = 0
+    seats: int = 0
+    handle: int = 0
+    win: int = 0
+    theo_win: float = 0.0
+    expected_win: float = 0.0
+    variance: float = 0.0
+
+    @classmethod
+    def of(cls, row: Any) -> Sums:
+        return cls(int(row.rounds), int(row.seats), int(row.handle), int(row.win),
+                   float(row.theo_win), float(row.expected_win), float(row.variance))
+
+    @classmethod
+    def total(cls, parts: list[Sums]) -> Sums:
+        return cls(sum(part.rounds for part in parts), sum(part.seats for part in parts),
+                   sum(part.handle for part in parts), sum(part.win for part in parts),
+                   math.fsum(part.theo_win for part in parts),
+                   math.fsum(part.expected_win for part in parts),
+                   math.fsum(part.variance for part in parts))
 
 
 def _within(query: Select[Any], currency: str, start: date | None, end: date | None
@@ -76,34 +102,47 @@ def _within(query: Select[Any], currency: str, start: date | None, end: date | N
     return query
 
 
-def figures_of(row: Any) -> dict[str, Any]:
-    """A row of sums as the report shows it: hold, decision cost, band and whether the
-    win falls outside it."""
-    handle, win = int(row.handle), int(row.win)
-    theo, expected = float(row.theo_win), float(row.expected_win)
-    sigma = math.sqrt(max(float(row.variance), 0.0))
+def figures_of(sums: Sums, rounds: int | None = None) -> dict[str, Any]:
+    """Sums as the report shows them: hold, decision cost, band and whether the win falls
+    outside it (``rounds``: the count to show, when not the rounds summed)."""
+    sigma = math.sqrt(max(sums.variance, 0.0))
+    expected = sums.expected_win
     low, high = expected - Z95 * sigma, expected + Z95 * sigma
-    return {"rounds": int(row.rounds), "seats": int(row.seats), "handle": handle,
-            "win": win, "hold": win / handle if handle else None, "theo_win": theo,
-            "expected_win": expected, "decision_cost": expected - theo,
-            "band": [low, high], "outside_band": bool(win < low or win > high)}
+    return {"rounds": sums.rounds if rounds is None else rounds, "seats": sums.seats,
+            "handle": sums.handle, "win": sums.win,
+            "hold": sums.win / sums.handle if sums.handle else None,
+            "theo_win": sums.theo_win, "expected_win": expected,
+            "decision_cost": expected - sums.theo_win, "band": [low, high],
+            "outside_band": bool(sums.win < low or sums.win > high)}
+
+
+# Each grouping's key columns, and the columns its seats are first summed by: the day and
+# the keys before it in the covering index's order (``seat_figures_by_day``), so that the
+# first sums stream from the index in its order and only their few rows are sorted.
+_KEYS_OF: Final[dict[str, tuple[str, ...]]] = {
+    "players": ("user_id",), "tables": ("table_id", "rules_id"), "days": ("day",),
+    "rules": ("rules_id",)}
+_FIRST_BY: Final[dict[str, tuple[str, ...]]] = {
+    "players": ("day", "rules_id", "table_id", "user_id"),
+    "tables": ("day", "rules_id", "table_id"), "days": ("day",), "rules": ("day", "rules_id")}
 
 
 def _grouped(grouping: str, span: Span) -> Select[Any]:
-    if grouping == "players":
-        sums = _within(select(_F.c.user_id, *_sums()), span.currency, span.start, span.end
-                       ).group_by(_F.c.user_id).subquery()
-        return (select(_USERS.c.username, sums).join(_USERS, _USERS.c.id == sums.c.user_id)
-                .order_by(_USERS.c.username))
-    columns = {"tables": [_F.c.table_id, _F.c.rules_id], "days": [_F.c.day],
-               "rules": [_F.c.rules_id]}[grouping]
-    return _within(select(*columns, *_sums()), span.currency, span.start, span.end
-                   ).group_by(*columns).order_by(*columns)
+    first = [_F.c[name] for name in _FIRST_BY[grouping]]
+    inner = _within(select(*first, *_sums()), span.currency, span.start, span.end
+                    ).group_by(*first)
+    if grouping == "days":
+        return inner
+    parts = inner.subquery()
+    keys = [parts.c[name] for name in _KEYS_OF[grouping]]
+    return select(*keys, *(func.sum(parts.c[name]).label(name) for name in
+                           ("rounds", "seats", "handle", "win", "theo_win", "expected_win",
+                            "variance"))).group_by(*keys)
 
 
-def _key_of(grouping: str, row: Any) -> dict[str, Any]:
+def _key_of(grouping: str, row: Any, names: dict[int, str]) -> dict[str, Any]:
     if grouping == "players":
-        return {"username": row.username, "user_id": int(row.user_id)}
+        return {"username": names.get(int(row.user_id), ""), "user_id": int(row.user_id)}
     if grouping == "tables":
         return {"table_id": int(row.table_id), "rules": row.rules_id}
     if grouping == "days":
@@ -111,29 +150,38 @@ def _key_of(grouping: str, row: Any) -> dict[str, Any]:
     return {"rules": row.rules_id}
 
 
+def _sort_key(grouping: str) -> Any:
+    keys = KEY_COLUMNS[grouping]
+    return lambda row: tuple(row[key] for key in keys)
+
+
 def report(connection: Connection, grouping: str, span: Span) -> dict[str, Any]:
     """One grouping's rows and totals over ``span``, with the day's, month's and year's
-    totals up to the span's last day."""
+    totals up to the span's last day. Two scans: the grouped rows (the totals are their
+    sums) and the year to date by day (the day's and the month's are its parts)."""
     if grouping not in GROUPINGS:
         raise Refused(f"a report groups by one of {', '.join(GROUPINGS)}")
-    rows = [{**_key_of(grouping, row), **figures_of(row)}
-            for row in connection.execute(_grouped(grouping, span))]
+    grouped = [(row, Sums.of(row)) for row in connection.execute(_grouped(grouping, span))]
+    names: dict[int, str] = {}
+    if grouping == "players" and grouped:
+        ids = [int(row.user_id) for row, _ in grouped]
+        names = {int(user_id): str(name) for user_id, name in connection.execute(
+            select(_USERS.c.id, _USERS.c.username).where(_USERS.c.id.in_(ids)))}
+    rows = sorted(({**_key_of(grouping, row, names),
+                    **figures_of(sums, sums.seats if grouping == "players" else None)}
+                   for row, sums in grouped), key=_sort_key(grouping))
     anchor = span.anchor
+    by_day = {row.day: Sums.of(row) for row in connection.execute(
+        _grouped("days", Span(anchor.replace(month=1, day=1), anchor, span.currency)))}
+    month = anchor.replace(day=1).isoformat()
     return {"grouping": grouping, "currency": span.currency,
             "from": span.start.isoformat() if span.start else None,
             "to": span.end.isoformat() if span.end else None,
-            "rows": rows, "totals": total(connection, span.currency, span.start, span.end),
-            "day": total(connection, span.currency, anchor, anchor),
-            "month_to_date": total(connection, span.currency, anchor.replace(day=1), anchor),
-            "year_to_date": total(connection, span.currency, anchor.replace(month=1, day=1),
-                                  anchor)}
-
-
-def total(connection: Connection, currency: str, start: date | None, end: date | None
-          ) -> dict[str, Any]:
-    """The figures of every settled seat between two days (inclusive)."""
-    row = connection.execute(_within(select(*_sums()), currency, start, end)).one()
-    return figures_of(row)
+            "rows": rows, "totals": figures_of(Sums.total([sums for _, sums in grouped])),
+            "day": figures_of(by_day.get(anchor.isoformat(), Sums())),
+            "month_to_date": figures_of(Sums.total(
+                [sums for day, sums in by_day.items() if day >= month])),
+            "year_to_date": figures_of(Sums.total(list(by_day.values())))}
 
 
 def to_csv(answer: dict[str, Any]) -> str:
@@ -170,7 +218,7 @@ def alerts(connection: Connection, span: Span) -> dict[str, list[dict[str, Any]]
                          span.end)
     flagged_days = []
     for row in connection.execute(table_days):
-        figures = figures_of(row)
+        figures = figures_of(Sums.of(row))
         if figures["outside_band"]:
             flagged_days.append({"table_id": int(row.table_id), "rules": row.rules_id,
                                  "day": row.day, **figures})

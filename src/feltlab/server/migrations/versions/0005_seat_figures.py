@@ -39,6 +39,7 @@ def upgrade() -> None:
         sa.Column("expected_win", sa.Double(), nullable=False),
         sa.Column("variance", sa.Double(), nullable=False),
         sa.Column("main_stake", sa.BigInteger(), nullable=False),
+        sa.Column("first_seat", sa.SmallInteger(), nullable=False),
         sa.Column("costs", sa.Text(), nullable=False),
         sa.ForeignKeyConstraint(["round_seat_id"], ["round_seats.id"]),
         sa.ForeignKeyConstraint(["round_id"], ["rounds.id"]),
@@ -47,11 +48,13 @@ def upgrade() -> None:
         sa.PrimaryKeyConstraint("id"),
         sa.UniqueConstraint("round_seat_id"),
     )
-    op.create_index("seat_figures_by_day", "seat_figures", ["currency", "day"])
+    op.create_index("seat_figures_by_day", "seat_figures",
+                    ["currency", "day", "rules_id", "table_id", "user_id", "first_seat",
+                     "handle", "win", "theo_win", "expected_win", "variance"])
     op.create_index("seat_figures_by_user", "seat_figures", ["user_id", "settled_at"])
-    with op.batch_alter_table("users", schema=None) as batch_op:
-        batch_op.add_column(sa.Column("locked", sa.Boolean(), nullable=False,
-                                      server_default=sa.false()))
+    # a plain ADD COLUMN: a batch would copy the users table, which other tables reference
+    op.add_column("users", sa.Column("locked", sa.Boolean(), nullable=False,
+                                     server_default=sa.false()))
 
 
 def downgrade() -> None:

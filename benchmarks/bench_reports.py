@@ -1,0 +1,183 @@
+"""Benchmark of the pit's reports: the four groupings over 1,000,000 settled seats.
+
+Builds a fresh database at the current schema (SQLite in a temporary folder, or a
+throwaway PostgreSQL started from the machine's binaries), adds PLAYERS accounts and
+TABLES tables, and seeds SEATS rows of ``seat_figures`` (the figures the server writes at
+settlement) spread over a year, 95% cash. The rounds and round seats the rows point to are
+not written (the reports read ``seat_figures`` and ``users`` only), so the seeding runs
+with the foreign-key checks off. Then times ``feltlab.server.services.reports.report``
+(the function behind both ``GET /api/v1/admin/reports/...`` and ``feltlab report``: the
+grouped rows, the totals, and the day's, month's and year's totals) for every grouping over
+the whole year and over one month, and the alerts. A benchmark, not a test.
+
+    python benchmarks/bench_reports.py --database sqlite
+    python benchmarks/bench_reports.py --database postgresql --seats 1000000
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import random
+import sys
+import tempfile
+import time
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path[:0] = [str(HERE.parent / "src"), str(HERE.parent / "tests")]
+
+from sqlalchemy import text  # noqa: E402
+
+from feltlab.server.migrate import upgrade  # noqa: E402
+from feltlab.server.services import reports  # noqa: E402
+from feltlab.server.services.database import make_engine, normalise_url  # noqa: E402
+from server.pg import ThrowawayPostgres  # noqa: E402
+
+RULES = ("high-card-flush", "high-card-flush-toledo", "nh-flush-poker", "nine-card-flush")
+EDGES = (0.027, 0.026, 0.028, 0.022)
+YEAR = 2026
+COLUMNS = ("round_seat_id", "round_id", "table_id", "user_id", "rules_id", "currency",
+           "settled_at", "day", "handle", "win", "theo_win", "expected_win", "variance",
+           "main_stake", "first_seat", "costs")
+
+
+def rows(seats: int, players: int, tables: int, seed: int = 22):
+    """The seeded seats: (column values) in settlement order."""
+    rng = random.Random(seed)
+    start = datetime(YEAR, 1, 1, tzinfo=UTC)
+    step = 365 * 86400 / seats
+    for index in range(seats):
+        table = rng.randrange(tables)
+        kind = table % len(RULES)
+        ante = rng.choice((5, 10, 25, 100))
+        handle = ante * rng.choice((1, 2, 2, 3))
+        win = rng.choice((ante, -ante, handle, -handle, 0))
+        theo = ante * EDGES[kind]
+        at = start + timedelta(seconds=index * step)
+        yield (index + 1, index + 1, table + 1, rng.randrange(players) + 1, RULES[kind],
+               "cash" if rng.random() < 0.95 else "practice", at, at.strftime("%Y-%m-%d"),
+               handle, win, theo, theo + rng.random() * 0.1 * ante, 2.7 * ante * ante, ante, 1,
+               "[]")
+
+
+def seed(url: str, seats: int, players: int, tables: int) -> float:
+    engine = make_engine(url)
+    upgrade(engine)
+    started = time.perf_counter()
+    created = datetime(YEAR, 1, 1, tzinfo=UTC)
+    with engine.begin() as connection:
+        connection.execute(text(
+            "INSERT INTO users (id, username, password_hash, role, created_at, locked) "
+            "VALUES (:id, :name, 'x', 'player', :at, false)"),
+            [{"id": n, "name": f"player{n:05d}", "at": created} for n in range(1, players + 1)])
+        connection.execute(text(
+            "INSERT INTO tables (id, rules_id, fingerprint, currency, shared, status, name, "
+            "betting_seconds, decision_seconds, created_at) VALUES (:id, :rules, 'f', 'cash', "
+            "true, 'open', '', 20, 20, :at)"),
+            [{"id": n, "rules": RULES[(n - 1) % len(RULES)], "at": created}
+             for n in range(1, tables + 1)])
+    if engine.dialect.name == "postgresql":
+        _copy_postgresql(engine, seats, players, tables)
+    else:
+        _insert_sqlite(url, seats, players, tables)
+    with engine.begin() as connection:
+        connection.execute(text("ANALYZE"))
+    engine.dispose()
+    return time.perf_counter() - started
+
+
+def _insert_sqlite(url: str, seats: int, players: int, tables: int) -> None:
+    import sqlite3
+
+    path = url.removeprefix("sqlite:///")
+    connection = sqlite3.connect(path)
+    connection.execute("PRAGMA foreign_keys=OFF")
+    connection.execute("PRAGMA synchronous=OFF")
+    placeholders = ", ".join("?" for _ in COLUMNS)
+    batch: list[tuple[object, ...]] = []
+    for row in rows(seats, players, tables):
+        batch.append((*row[:6], row[6].isoformat(sep=" "), *row[7:]))
+        if len(batch) == 50_000:
+            connection.executemany(f"INSERT INTO seat_figures ({', '.join(COLUMNS)}) "
+                                   f"VALUES ({placeholders})", batch)
+            batch.clear()
+    if batch:
+        connection.executemany(f"INSERT INTO seat_figures ({', '.join(COLUMNS)}) "
+                               f"VALUES ({placeholders})", batch)
+    connection.commit()
+    connection.close()
+
+
+def _copy_postgresql(engine, seats: int, players: int, tables: int) -> None:  # type: ignore[no-untyped-def]
+    raw = engine.raw_connection()
+    try:
+        cursor = raw.cursor()
+        cursor.execute("SET session_replication_role = replica")  # no foreign-key checks
+        with cursor.copy(f"COPY seat_figures ({', '.join(COLUMNS)}) FROM STDIN") as copy:
+            buffer = io.StringIO()
+            for count, row in enumerate(rows(seats, players, tables), 1):
+                buffer.write("\t".join(str(value) for value in row) + "\n")
+                if count % 50_000 == 0:
+                    copy.write(buffer.getvalue())
+                    buffer = io.StringIO()
+            copy.write(buffer.getvalue())
+        cursor.execute("SET session_replication_role = origin")
+        raw.commit()
+    finally:
+        raw.close()
+
+
+def measure(url: str) -> list[tuple[str, float, int]]:
+    engine = make_engine(url, writer=False) if url.startswith("sqlite") else make_engine(url)
+    spans = {"year": reports.Span(None, date(YEAR, 12, 31)),
+             "month": reports.Span(date(YEAR, 6, 1), date(YEAR, 6, 30))}
+    found = []
+    with engine.connect() as connection:
+        reports.report(connection, "rules", spans["year"])  # warm the caches once
+        for span_name, span in spans.items():
+            for grouping in reports.GROUPINGS:
+                started = time.perf_counter()
+                answer = reports.report(connection, grouping, span)
+                found.append((f"{grouping} ({span_name})", time.perf_counter() - started,
+                              len(answer["rows"])))
+            started = time.perf_counter()
+            flagged = reports.alerts(connection, span)
+            found.append((f"alerts ({span_name})", time.perf_counter() - started,
+                          len(flagged["table_days"]) + len(flagged["players"])))
+        total = reports.report(connection, "days", spans["year"])["totals"]
+        assert total["seats"] > 0
+    engine.dispose()
+    return found
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--database", choices=("sqlite", "postgresql"), default="sqlite")
+    parser.add_argument("--seats", type=int, default=1_000_000)
+    parser.add_argument("--players", type=int, default=1000)
+    parser.add_argument("--tables", type=int, default=100)
+    options = parser.parse_args()
+    server = None
+    folder = Path(tempfile.mkdtemp(prefix="feltlab-bench-reports-"))
+    if options.database == "postgresql":
+        server = ThrowawayPostgres()
+        url = normalise_url(server.new_database())
+    else:
+        url = normalise_url(f"sqlite:///{folder / 'reports.sqlite3'}")
+    try:
+        seconds = seed(url, options.seats, options.players, options.tables)
+        print(f"{options.database}: seeded {options.seats:,} settled seats in {seconds:.1f} s")
+        worst = 0.0
+        for name, elapsed, count in measure(url):
+            worst = max(worst, elapsed)
+            print(f"  {name:<22} {elapsed * 1000:8.0f} ms  ({count} rows)")
+        print(f"  slowest: {worst:.2f} s ({'under' if worst < 2 else 'OVER'} the 2 s target)")
+    finally:
+        if server is not None:
+            server.stop()
+
+
+if __name__ == "__main__":
+    main()

@@ -5,13 +5,16 @@ throwaway PostgreSQL started from the machine's binaries), adds PLAYERS accounts
 TABLES tables, and seeds SEATS rows of ``seat_figures`` (the figures the server writes at
 settlement) spread over a year, 95% cash. The rounds and round seats the rows point to are
 not written (the reports read ``seat_figures`` and ``users`` only), so the seeding runs
-with the foreign-key checks off. Then times ``feltlab.server.services.reports.report``
+with the foreign-key checks off. Seats come in sessions (a player at one table for 20-200
+hands, 30 sessions at a time), or shuffled with ``--shuffled``. Then times
+``feltlab.server.services.reports.report``
 (the function behind both ``GET /api/v1/admin/reports/...`` and ``feltlab report``: the
 grouped rows, the totals, and the day's, month's and year's totals) for every grouping over
 the whole year and over one month, and the alerts. A benchmark, not a test.
 
     python benchmarks/bench_reports.py --database sqlite
     python benchmarks/bench_reports.py --database postgresql --seats 1000000
+    python benchmarks/bench_reports.py --database sqlite --shuffled
 """
 
 from __future__ import annotations
@@ -22,13 +25,14 @@ import random
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE.parent / "src"), str(HERE.parent / "tests")]
 
-from sqlalchemy import text  # noqa: E402
+from sqlalchemy import Engine, text  # noqa: E402
 
 from feltlab.server.migrate import upgrade  # noqa: E402
 from feltlab.server.services import reports  # noqa: E402
@@ -43,26 +47,41 @@ COLUMNS = ("round_seat_id", "round_id", "table_id", "user_id", "rules_id", "curr
            "main_stake", "first_seat", "costs")
 
 
-def rows(seats: int, players: int, tables: int, seed: int = 22):
-    """The seeded seats: (column values) in settlement order."""
+def rows(seats: int, players: int, tables: int, shuffled: bool, seed: int = 22
+         ) -> Iterator[tuple[object, ...]]:
+    """The seeded seats, in settlement order. As a pit plays: a player sits at one table
+    for a session of 20-200 hands (several sessions at a time across the pit); with
+    ``shuffled``, every seat's player and table are drawn afresh (the worst case for the
+    reports: no two seats of a day share a player and table)."""
     rng = random.Random(seed)
     start = datetime(YEAR, 1, 1, tzinfo=UTC)
     step = 365 * 86400 / seats
+    sessions: list[list[int]] = []  # [player, table, hands left]
     for index in range(seats):
-        table = rng.randrange(tables)
+        if shuffled:
+            player, table = rng.randrange(players), rng.randrange(tables)
+        else:
+            while len(sessions) < 30:
+                sessions.append([rng.randrange(players), rng.randrange(tables),
+                                 rng.randint(20, 200)])
+            session = sessions[rng.randrange(len(sessions))]
+            player, table = session[0], session[1]
+            session[2] -= 1
+            if session[2] == 0:
+                sessions.remove(session)
         kind = table % len(RULES)
         ante = rng.choice((5, 10, 25, 100))
         handle = ante * rng.choice((1, 2, 2, 3))
         win = rng.choice((ante, -ante, handle, -handle, 0))
         theo = ante * EDGES[kind]
         at = start + timedelta(seconds=index * step)
-        yield (index + 1, index + 1, table + 1, rng.randrange(players) + 1, RULES[kind],
+        yield (index + 1, index + 1, table + 1, player + 1, RULES[kind],
                "cash" if rng.random() < 0.95 else "practice", at, at.strftime("%Y-%m-%d"),
                handle, win, theo, theo + rng.random() * 0.1 * ante, 2.7 * ante * ante, ante, 1,
                "[]")
 
 
-def seed(url: str, seats: int, players: int, tables: int) -> float:
+def seed(url: str, seats: int, players: int, tables: int, shuffled: bool) -> float:
     engine = make_engine(url)
     upgrade(engine)
     started = time.perf_counter()
@@ -79,16 +98,16 @@ def seed(url: str, seats: int, players: int, tables: int) -> float:
             [{"id": n, "rules": RULES[(n - 1) % len(RULES)], "at": created}
              for n in range(1, tables + 1)])
     if engine.dialect.name == "postgresql":
-        _copy_postgresql(engine, seats, players, tables)
+        _copy_postgresql(engine, rows(seats, players, tables, shuffled))
     else:
-        _insert_sqlite(url, seats, players, tables)
+        _insert_sqlite(url, rows(seats, players, tables, shuffled))
     with engine.begin() as connection:
         connection.execute(text("ANALYZE"))
     engine.dispose()
     return time.perf_counter() - started
 
 
-def _insert_sqlite(url: str, seats: int, players: int, tables: int) -> None:
+def _insert_sqlite(url: str, seeded: Iterator[tuple[object, ...]]) -> None:
     import sqlite3
 
     path = url.removeprefix("sqlite:///")
@@ -97,7 +116,7 @@ def _insert_sqlite(url: str, seats: int, players: int, tables: int) -> None:
     connection.execute("PRAGMA synchronous=OFF")
     placeholders = ", ".join("?" for _ in COLUMNS)
     batch: list[tuple[object, ...]] = []
-    for row in rows(seats, players, tables):
+    for row in seeded:
         batch.append((*row[:6], row[6].isoformat(sep=" "), *row[7:]))
         if len(batch) == 50_000:
             connection.executemany(f"INSERT INTO seat_figures ({', '.join(COLUMNS)}) "
@@ -110,14 +129,14 @@ def _insert_sqlite(url: str, seats: int, players: int, tables: int) -> None:
     connection.close()
 
 
-def _copy_postgresql(engine, seats: int, players: int, tables: int) -> None:  # type: ignore[no-untyped-def]
+def _copy_postgresql(engine: Engine, seeded: Iterator[tuple[object, ...]]) -> None:
     raw = engine.raw_connection()
     try:
         cursor = raw.cursor()
         cursor.execute("SET session_replication_role = replica")  # no foreign-key checks
         with cursor.copy(f"COPY seat_figures ({', '.join(COLUMNS)}) FROM STDIN") as copy:
             buffer = io.StringIO()
-            for count, row in enumerate(rows(seats, players, tables), 1):
+            for count, row in enumerate(seeded, 1):
                 buffer.write("\t".join(str(value) for value in row) + "\n")
                 if count % 50_000 == 0:
                     copy.write(buffer.getvalue())
@@ -158,6 +177,8 @@ def main() -> None:
     parser.add_argument("--seats", type=int, default=1_000_000)
     parser.add_argument("--players", type=int, default=1000)
     parser.add_argument("--tables", type=int, default=100)
+    parser.add_argument("--shuffled", action="store_true",
+                        help="every seat's player and table drawn afresh (the worst case)")
     options = parser.parse_args()
     server = None
     folder = Path(tempfile.mkdtemp(prefix="feltlab-bench-reports-"))
@@ -167,8 +188,10 @@ def main() -> None:
     else:
         url = normalise_url(f"sqlite:///{folder / 'reports.sqlite3'}")
     try:
-        seconds = seed(url, options.seats, options.players, options.tables)
-        print(f"{options.database}: seeded {options.seats:,} settled seats in {seconds:.1f} s")
+        seconds = seed(url, options.seats, options.players, options.tables, options.shuffled)
+        shape = "shuffled" if options.shuffled else "in sessions"
+        print(f"{options.database}: seeded {options.seats:,} settled seats ({shape}) "
+              f"in {seconds:.1f} s")
         worst = 0.0
         for name, elapsed, count in measure(url):
             worst = max(worst, elapsed)

@@ -16,12 +16,13 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from sqlalchemy import delete
+from sqlalchemy import delete, func, select, update
 
 from feltlab.analysis import analyze
 from feltlab.core.rules import load_rules
-from feltlab.server.models import SeatFigure
+from feltlab.server.models import ReportDays, SeatFigure, SeatFigureDay
 from feltlab.server.services.accounts import create_admin
+from feltlab.server.services.reports import forget_day_sums
 from server.cli_helpers import run_cli
 from server.conftest import play_round, practice_table, sign_up, unique_name
 
@@ -236,6 +237,38 @@ def test_backfill_writes_the_same_figures(client: TestClient, database_url: str,
                     assert row[figure] == value
     code, out, _ = run_cli(["db", "backfill", "--database", database_url])
     assert code == 0 and "figures written for 0 rounds" in out
+
+
+def test_days_that_are_over_are_summed_once(client: TestClient,
+                                            played: tuple[Played, dict[str, Any]]) -> None:
+    """Seats moved into past days (the sums kept so far forgotten, as ``feltlab db
+    backfill`` does): the first report sums those days into
+    ``seat_figure_days``, and every report after reads them there, with the same
+    figures as the seats themselves give."""
+    admin = admin_headers(client)
+    live = {grouping: report(client, admin, grouping) for grouping in GROUPINGS}
+    found = client.app.state.services  # type: ignore[attr-defined]
+    with found.engine.begin() as connection:
+        connection.execute(update(SeatFigure).where(SeatFigure.id % 3 == 0)
+                           .values(day="2026-01-05"))
+        connection.execute(update(SeatFigure).where(SeatFigure.id % 3 == 1)
+                           .values(day="2026-02-10"))
+        forget_day_sums(connection)  # as backfill does after writing into past days
+    for _ in range(2):
+        moved = report(client, admin, "players", **{"to": "2026-12-31"})
+        for row, old in zip(moved["rows"], live["players"]["rows"], strict=True):
+            assert same_figures(row, old)
+    with found.engine.connect() as connection:
+        kept = connection.execute(select(func.count()).select_from(SeatFigureDay)).scalar()
+        through = connection.execute(select(ReportDays.summed_through)).scalars().all()
+    assert kept and through
+    days = report(client, admin, "days", **{"to": "2026-12-31"})
+    assert [row["day"] for row in days["rows"]][:2] == ["2026-01-05", "2026-02-10"]
+    assert same_figures(days["totals"], live["days"]["totals"])
+    january = report(client, admin, "rules", **{"from": "2026-01-01", "to": "2026-01-31"})
+    assert january["totals"]["seats"] == days["rows"][0]["seats"]
+    first_day = {name: value for name, value in days["rows"][0].items() if name != "day"}
+    assert same_figures(january["month_to_date"], first_day)
 
 
 def test_ratings_alerts_and_metrics(client: TestClient,

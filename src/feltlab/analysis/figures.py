@@ -90,6 +90,14 @@ def wager_math(rules: Rules) -> WagerMath:
     return found
 
 
+def warm(rules: Rules) -> None:
+    """Start computing the rule set's edges in the background unless they are kept
+    already, so that the first round settled under it does not wait for its PAR sheet."""
+    if rules.fingerprint not in _math:
+        threading.Thread(target=wager_math, args=(rules,), name="feltlab-warm-figures",
+                         daemon=True).start()
+
+
 def seat_figures(state: HandState, seat: int) -> SeatFigures:
     """The figures of ``seat`` in a complete round (``state``: the round replayed)."""
     if state.phase is not Phase.COMPLETE:

@@ -69,6 +69,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """The pit's report: handle, win, hold, theoretical and expected win with the 95%
         band, by player, table, day or rule set, with day, month- and year-to-date totals."""
+        from feltlab.server.clock import now
         from feltlab.server.errors import DomainError
         from feltlab.server.services import reports
 
@@ -78,6 +79,8 @@ def register(app: typer.Typer) -> None:
         try:
             span = reports.Span(reports.parse_day(start, "--from"),
                                 reports.parse_day(end, "--to"), currency)
+            with engine.begin() as connection:
+                reports.sum_ended_days(connection, span.currency, now().date())
             with engine.connect() as connection:
                 answer = reports.report(connection, grouping, span)
         except DomainError as error:

@@ -23,7 +23,6 @@ from sqlalchemy import (
     Text,
     UniqueConstraint,
 )
-from sqlalchemy import false as sa_false
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 
@@ -49,7 +48,7 @@ class User(Base):
     daily_loss_limit: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
     excluded_until: Mapped[datetime | None] = mapped_column(DateTime(timezone=True),
                                                             nullable=True)
-    locked: Mapped[bool] = mapped_column(Boolean, default=False, server_default=sa_false())
+    locked: Mapped[bool] = mapped_column(Boolean, default=False, server_default="0")
     """Locked by an admin: no bets until unlocked (migration 0005)."""
 
     __table_args__ = (CheckConstraint("role IN ('player', 'admin')", name="role_known"),)
@@ -294,3 +293,39 @@ class SeatFigure(Base):
               "first_seat", "handle", "win", "theo_win", "expected_win", "variance"),
         Index("seat_figures_by_user", "user_id", "settled_at"),
     )
+
+
+class SeatFigureDay(Base):
+    """The sums of ``seat_figures`` by day, rule set, table and player, for days that are
+    over (migration 0005): the reports read finished days here and only today's seats
+    from ``seat_figures``. Written by the reports themselves, a day at a time, once the
+    day has ended (no seat is settled into a past day; ``feltlab db backfill`` clears
+    them)."""
+
+    __tablename__ = "seat_figure_days"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    currency: Mapped[str] = mapped_column(String(10))
+    day: Mapped[str] = mapped_column(String(10))
+    rules_id: Mapped[str] = mapped_column(String(64))
+    table_id: Mapped[int] = mapped_column(Integer)
+    user_id: Mapped[int] = mapped_column(Integer)
+    rounds: Mapped[int] = mapped_column(BigInteger)
+    seats: Mapped[int] = mapped_column(BigInteger)
+    handle: Mapped[int] = mapped_column(BigInteger)
+    win: Mapped[int] = mapped_column(BigInteger)
+    theo_win: Mapped[float] = mapped_column(Double)
+    expected_win: Mapped[float] = mapped_column(Double)
+    variance: Mapped[float] = mapped_column(Double)
+
+    __table_args__ = (UniqueConstraint("currency", "day", "rules_id", "table_id", "user_id",
+                                       name="one_sum_per_day_and_seat"),)
+
+
+class ReportDays(Base):
+    """Per currency, the last day whose seats are summed in ``seat_figure_days``."""
+
+    __tablename__ = "report_days"
+
+    currency: Mapped[str] = mapped_column(String(10), primary_key=True)
+    summed_through: Mapped[str] = mapped_column(String(10))

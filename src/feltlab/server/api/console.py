@@ -7,40 +7,26 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
-from pydantic import Field, StringConstraints
 
-from feltlab.server.api.console_responses import (
+from feltlab.server.api.deps import AdminDep, ServicesDep, moves_money
+from feltlab.server.api.money import EncodedJSON, encoded, money_request
+from feltlab.server.api.reports import Currency, DayText, FromDay, span_of
+from feltlab.server.api.responses import (
+    CashAdjusted,
     ConsoleTable,
     PlayerDetail,
     PlayerView,
     RuleSetInPlay,
 )
-from feltlab.server.api.deps import AdminDep, ServicesDep, moves_money
-from feltlab.server.api.money import EncodedJSON, encoded, money_request
-from feltlab.server.api.reports import Currency, DayText, FromDay, span_of
-from feltlab.server.api.responses import CashAdjusted
-from feltlab.server.api.schemas import MAX_AMOUNT, RowId, Strict
+from feltlab.server.api.schemas import (
+    LockRequest,
+    PlayerCashRequest,
+    PlayerLimitsRequest,
+    RowId,
+)
 from feltlab.server.services import admin_players, console
 
 router = APIRouter(prefix="/api/v1/admin", tags=["admin"])
-
-Reason = Annotated[str, StringConstraints(min_length=1, max_length=200)]
-
-
-class LockRequest(Strict):
-    reason: Reason
-
-
-class PlayerLimitsRequest(Strict):
-    daily_loss_limit: Annotated[int, Field(ge=0, le=MAX_AMOUNT)] | None = None
-    self_exclude_days: Annotated[int, Field(ge=1, le=3650)] | None = None
-    reason: Reason
-
-
-class PlayerCashRequest(Strict):
-    amount: Annotated[int, Field(ge=-MAX_AMOUNT, le=MAX_AMOUNT)]
-    reason: Reason
-
 
 @router.get("/players", response_model=list[PlayerView])
 def search_players(caller: AdminDep, found: ServicesDep,

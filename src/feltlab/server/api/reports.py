@@ -7,8 +7,8 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Query
 from fastapi.responses import Response
 
-from feltlab.server.api.console_responses import Alerts, Report
 from feltlab.server.api.deps import AdminDep, ServicesDep
+from feltlab.server.api.responses import Alerts, Report
 from feltlab.server.services import reports
 from feltlab.server.services.reports import Span
 

@@ -18,6 +18,7 @@ from feltlab.analysis.figures import seat_figures
 from feltlab.core.engine import HandState
 from feltlab.server.clock import aware
 from feltlab.server.models import Round, RoundSeat, SeatFigure, table_of
+from feltlab.server.services.reports import forget_day_sums
 from feltlab.server.services.round_log import load_round
 
 _FIGURES, _ROUNDS, _SEATS = table_of(SeatFigure), table_of(Round), table_of(RoundSeat)
@@ -84,5 +85,8 @@ def backfill(session_factory: Callable[[], Session],
                 done += 1
         if progress is not None:
             progress(done, len(todo))
+    if done:  # seats were written into days whose sums the reports may keep
+        with session_factory() as session, session.begin():
+            forget_day_sums(session.connection())
     return done
 

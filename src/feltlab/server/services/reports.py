@@ -14,20 +14,21 @@ import csv
 import io
 import math
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, timedelta
 from typing import Any, Final
 
-from sqlalchemy import Connection, Select, func, select
+from sqlalchemy import Connection, Select, delete, func, insert, select, union_all, update
 
 from feltlab.server.clock import now
 from feltlab.server.errors import Refused
-from feltlab.server.models import SeatFigure, User, table_of
+from feltlab.server.models import ReportDays, SeatFigure, SeatFigureDay, User, table_of
 from feltlab.server.services.context import Services
 
 GROUPINGS: Final = ("players", "tables", "days", "rules")
 CURRENCIES: Final = ("cash", "practice")
 Z95: Final = 1.96
 _F, _USERS = table_of(SeatFigure), table_of(User)
+_DAYS, _STATE = table_of(SeatFigureDay), table_of(ReportDays)
 KEY_COLUMNS: Final[dict[str, tuple[str, ...]]] = {
     "players": ("username", "user_id"), "tables": ("table_id", "rules"), "days": ("day",),
     "rules": ("rules",)}
@@ -116,28 +117,81 @@ def figures_of(sums: Sums, rounds: int | None = None) -> dict[str, Any]:
             "outside_band": bool(sums.win < low or sums.win > high)}
 
 
-# Each grouping's key columns, and the columns its seats are first summed by: the day and
-# the keys before it in the covering index's order (``seat_figures_by_day``), so that the
-# first sums stream from the index in its order and only their few rows are sorted.
+# Each grouping's key columns. The seats are first summed by day, rule set, table and
+# player (the covering index's order, so the sums stream from it); those sums are kept for
+# the days that are over (``seat_figure_days``) and grouped again by the report's keys.
 _KEYS_OF: Final[dict[str, tuple[str, ...]]] = {
     "players": ("user_id",), "tables": ("table_id", "rules_id"), "days": ("day",),
     "rules": ("rules_id",)}
-_FIRST_BY: Final[dict[str, tuple[str, ...]]] = {
-    "players": ("day", "rules_id", "table_id", "user_id"),
-    "tables": ("day", "rules_id", "table_id"), "days": ("day",), "rules": ("day", "rules_id")}
+PARTS: Final = ("day", "rules_id", "table_id", "user_id")
+SUMMED: Final = ("rounds", "seats", "handle", "win", "theo_win", "expected_win", "variance")
+SETTLED_LATE: Final = timedelta(days=1)
+"""How long after its end a day is summed: a seat settled by another worker in the last
+moment of a day may be written a moment after it."""
+_SUMS_LOCK: Final = 7000022
 
 
-def _grouped(grouping: str, span: Span) -> Select[Any]:
-    first = [_F.c[name] for name in _FIRST_BY[grouping]]
-    inner = _within(select(*first, *_sums()), span.currency, span.start, span.end
-                    ).group_by(*first)
-    if grouping == "days":
-        return inner
-    parts = inner.subquery()
-    keys = [parts.c[name] for name in _KEYS_OF[grouping]]
-    return select(*keys, *(func.sum(parts.c[name]).label(name) for name in
-                           ("rounds", "seats", "handle", "win", "theo_win", "expected_win",
-                            "variance"))).group_by(*keys)
+def _through(connection: Connection, currency: str) -> str | None:
+    found: str | None = connection.execute(select(_STATE.c.summed_through).where(
+        _STATE.c.currency == currency)).scalar()
+    return found
+
+
+def sum_ended_days(connection: Connection, currency: str, today: date) -> None:
+    """Sum the seats of every day that is over (and a day more: :data:`SETTLED_LATE`)
+    into ``seat_figure_days``, once; in the caller's write transaction."""
+    last = (today - timedelta(days=1) - SETTLED_LATE).isoformat()
+    through = _through(connection, currency)
+    if through is not None and through >= last:
+        return
+    if connection.dialect.name == "postgresql":
+        connection.execute(select(func.pg_advisory_xact_lock(_SUMS_LOCK)))
+        through = _through(connection, currency)
+        if through is not None and through >= last:
+            return
+    parts = [_F.c[name] for name in PARTS]
+    query = select(_F.c.currency, *parts, *_sums()).where(
+        _F.c.currency == currency, _F.c.day <= last)
+    if through is not None:
+        query = query.where(_F.c.day > through)
+    connection.execute(insert(_DAYS).from_select(
+        ["currency", *PARTS, *SUMMED], query.group_by(_F.c.currency, *parts)))
+    if through is None:
+        connection.execute(insert(_STATE).values(currency=currency, summed_through=last))
+    else:
+        connection.execute(update(_STATE).where(_STATE.c.currency == currency)
+                           .values(summed_through=last))
+
+
+def forget_day_sums(connection: Connection) -> None:
+    """Drop the sums by day (after seats were written into days that are over)."""
+    connection.execute(delete(_DAYS))
+    connection.execute(delete(_STATE))
+
+
+def _parts(connection: Connection, span: Span) -> Any:
+    """The span's seats summed by day, rule set, table and player: the kept sums of the
+    days that are over, and the seats of the days after them."""
+    through = _through(connection, span.currency)
+    parts = [_F.c[name] for name in PARTS]
+    live = _within(select(*parts, *_sums()), span.currency, span.start, span.end)
+    if through is None:
+        return live.group_by(*parts).subquery()
+    live = live.where(_F.c.day > through).group_by(*parts)
+    kept = select(*(_DAYS.c[name] for name in PARTS), *(_DAYS.c[name] for name in SUMMED)
+                  ).where(_DAYS.c.currency == span.currency, _DAYS.c.day <= through)
+    if span.start is not None:
+        kept = kept.where(_DAYS.c.day >= span.start.isoformat())
+    if span.end is not None:
+        kept = kept.where(_DAYS.c.day <= span.end.isoformat())
+    return union_all(kept, live).subquery()
+
+
+def _grouped(connection: Connection, keys: tuple[str, ...], span: Span) -> list[Any]:
+    parts = _parts(connection, span)
+    columns = [parts.c[name] for name in keys]
+    return list(connection.execute(select(*columns, *(
+        func.sum(parts.c[name]).label(name) for name in SUMMED)).group_by(*columns)))
 
 
 def _key_of(grouping: str, row: Any, names: dict[int, str]) -> dict[str, Any]:
@@ -158,10 +212,11 @@ def _sort_key(grouping: str) -> Any:
 def report(connection: Connection, grouping: str, span: Span) -> dict[str, Any]:
     """One grouping's rows and totals over ``span``, with the day's, month's and year's
     totals up to the span's last day. Two scans: the grouped rows (the totals are their
-    sums) and the year to date by day (the day's and the month's are its parts)."""
+    sums) and the year to date by day (the day's and the month's are its parts; a report
+    by day that holds the whole year to date reads it from its own rows)."""
     if grouping not in GROUPINGS:
         raise Refused(f"a report groups by one of {', '.join(GROUPINGS)}")
-    grouped = [(row, Sums.of(row)) for row in connection.execute(_grouped(grouping, span))]
+    grouped = [(row, Sums.of(row)) for row in _grouped(connection, _KEYS_OF[grouping], span)]
     names: dict[int, str] = {}
     if grouping == "players" and grouped:
         ids = [int(row.user_id) for row, _ in grouped]
@@ -171,8 +226,13 @@ def report(connection: Connection, grouping: str, span: Span) -> dict[str, Any]:
                     **figures_of(sums, sums.seats if grouping == "players" else None)}
                    for row, sums in grouped), key=_sort_key(grouping))
     anchor = span.anchor
-    by_day = {row.day: Sums.of(row) for row in connection.execute(
-        _grouped("days", Span(anchor.replace(month=1, day=1), anchor, span.currency)))}
+    year = anchor.replace(month=1, day=1)
+    if grouping == "days" and (span.start is None or span.start <= year) \
+            and span.end is not None:
+        by_day = {row.day: sums for row, sums in grouped if row.day >= year.isoformat()}
+    else:
+        by_day = {row.day: Sums.of(row) for row in
+                  _grouped(connection, ("day",), Span(year, anchor, span.currency))}
     month = anchor.replace(day=1).isoformat()
     return {"grouping": grouping, "currency": span.currency,
             "from": span.start.isoformat() if span.start else None,
@@ -212,12 +272,9 @@ def _cell(value: Any) -> str:
 
 def alerts(connection: Connection, span: Span) -> dict[str, list[dict[str, Any]]]:
     """Table-days and players whose win falls outside its band over ``span``."""
-    table_days = _within(select(_F.c.table_id, _F.c.rules_id, _F.c.day, *_sums())
-                         .group_by(_F.c.table_id, _F.c.rules_id, _F.c.day)
-                         .order_by(_F.c.day, _F.c.table_id), span.currency, span.start,
-                         span.end)
     flagged_days = []
-    for row in connection.execute(table_days):
+    for row in sorted(_grouped(connection, ("day", "table_id", "rules_id"), span),
+                      key=lambda row: (row.day, row.table_id)):
         figures = figures_of(Sums.of(row))
         if figures["outside_band"]:
             flagged_days.append({"table_id": int(row.table_id), "rules": row.rules_id,
@@ -248,16 +305,35 @@ def parse_day(text: str | None, name: str) -> date | None:
         raise Refused(f"{name} must be a day as YYYY-MM-DD, not {text[:20]!r}") from None
 
 
+def sum_ended(found: Services, currency: str) -> None:
+    """Sum the days that are over, once, before a report reads them."""
+    with found.read() as session:
+        if not _needs_summing(session.connection(), currency):
+            return
+    with found.transaction() as session:
+        sum_ended_days(session.connection(), currency, now().date())
+
+
+def _needs_summing(connection: Connection, currency: str) -> bool:
+    last = (now().date() - timedelta(days=1) - SETTLED_LATE).isoformat()
+    through = _through(connection, currency)
+    return through is None or through < last
+
+
 def read_report(found: Services, grouping: str, span: Span) -> dict[str, Any]:
+    sum_ended(found, span.currency)
     with found.read() as session:
         return report(session.connection(), grouping, span)
 
 
 def read_alerts(found: Services, span: Span) -> dict[str, list[dict[str, Any]]]:
+    sum_ended(found, span.currency)
     with found.read() as session:
         return alerts(session.connection(), span)
 
 
 def read_alert_counts(found: Services) -> dict[tuple[str, str], int]:
+    for currency in CURRENCIES:
+        sum_ended(found, currency)
     with found.read() as session:
         return alert_counts(session.connection())

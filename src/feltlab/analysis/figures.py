@@ -27,6 +27,7 @@ the main wager and the bonuses are not in the PAR sheets and are left out.
 
 from __future__ import annotations
 
+import itertools
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -38,6 +39,7 @@ from feltlab.analysis.sheets import sheet_for
 from feltlab.core.cards import Card
 from feltlab.core.engine import Action, Bet, Fold, HandState, Phase, Play, Raise
 from feltlab.core.family import family_of
+from feltlab.core.model import OptionValue
 from feltlab.core.rules import Rules
 
 DECISIONS = (Fold, Raise, Play, Bet)
@@ -162,21 +164,38 @@ def _judge(replay: HandState, seat: int, action: Action, main_stake: int, index:
     player: Sequence[Card] = tuple(hand.cards)
     advice = advise(rules, player, tuple(replay.visible_community), hand.colour, bets)
     taken = _as_request(action)
-    chosen = best = None
     labels: dict[str, str] = {}
+    requests: dict[str, dict[str, Any]] = {}
     for option in advice.options:
-        label, request = words.option_action(option.option, main_stake)
-        labels[option.option] = label
-        if request == taken:
-            chosen = option
-        if option.option == advice.best:
-            best = option
-    if chosen is None or best is None:
-        raise ValueError(f"{rules.id}: the advisor has no option for {taken}")
-    pattern = f"{labels[chosen.option]} where {labels[best.option]} is best"
+        labels[option.option], requests[option.option] = words.option_action(
+            option.option, main_stake)
+    best = next(option for option in advice.options if option.option == advice.best)
+    chosen = next((option for option in advice.options
+                   if requests[option.option] == taken), None)
+    if chosen is not None:
+        chosen_ev, chosen_label = chosen.ev, labels[chosen.option]
+    else:
+        chosen_ev, chosen_label = _between(advice.options, requests, taken, main_stake)
+    pattern = f"{chosen_label} where {labels[best.option]} is best"
     if index:
         pattern += f" (decision {index + 1})"
-    return best.ev, chosen.ev, pattern
+    return best.ev, chosen_ev, pattern
+
+
+def _between(options: Sequence[OptionValue], requests: dict[str, dict[str, Any]],
+             taken: dict[str, Any], main_stake: int) -> tuple[Fraction, str]:
+    """The EV of a raise between two the advisor values (a raise of any amount in a
+    range): the result of a raise is linear in its amount, so the EV is the straight line
+    between the two raises either side."""
+    sized = sorted((requests[option.option]["amount"], option.ev) for option in options
+                   if requests[option.option].get("action") == taken["action"]
+                   and "amount" in requests[option.option])
+    amount = taken.get("amount")
+    for (low, low_ev), (high, high_ev) in itertools.pairwise(sized):
+        if amount is not None and low < amount < high:
+            ev = low_ev + (high_ev - low_ev) * Fraction(amount - low, high - low)
+            return ev, f"{str(taken['action']).capitalize()} {amount / main_stake:g}x"
+    raise ValueError(f"the advisor values no option like {taken}")
 
 
 def _as_request(action: Action) -> dict[str, Any]:

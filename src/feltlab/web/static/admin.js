@@ -246,7 +246,7 @@ async function searchPlayers(event) {
   if (event) event.preventDefault();
   const text = document.getElementById("player-query").value;
   const players = await api("GET", `/admin/players?q=${encodeURIComponent(text)}`);
-  const head = el("thead", {}, el("tr", {}, ["Player", "Practice", "Cash", "Locked", "Self-excluded until", ""]
+  const head = el("thead", {}, el("tr", {}, ["Player", "Practice", "Cash", "Locked", "Self-excluded until", "Action"]
     .map((title) => el("th", { scope: "col" }, title))));
   const rows = players.map((player) => el("tr", {},
     el("th", { scope: "row" }, player.username), el("td", { class: "num" }, player.balances.practice),

@@ -11,7 +11,9 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from fastapi.testclient import TestClient
 
+from feltlab.server.services.accounts import create_admin
 from server.cli_helpers import run_cli
 from web.conftest import Server, Watch
 
@@ -122,3 +124,22 @@ def test_console_shows_the_pit(server: Server, desktop: Any, watch: Watch,
     page.keyboard.press("Tab")
     assert page.evaluate("document.activeElement.textContent") == "Skip to content"
     page.close()
+
+
+def test_console_is_for_admins_only(client: TestClient, headers: dict[str, str]) -> None:
+    client.cookies.clear()
+    signed_out = client.get("/admin")
+    assert signed_out.status_code == 401 and signed_out.json()["detail"]
+    assert client.get("/admin", headers=headers).status_code == 403
+    found = client.app.state.services  # type: ignore[attr-defined]
+    name = f"boss{next(_names)}x{int(time.time()) % 100000}"
+    create_admin(found.engine, found.hasher, name, PASSWORD)
+    token = client.post("/api/v1/login", json={"username": name, "password": PASSWORD})
+    client.cookies.clear()
+    page = client.get("/admin", headers={"Authorization": f"Bearer {token.json()['token']}"})
+    assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
+    text = page.text
+    body = text[text.index("<body>") + len("<body>"):].lstrip()
+    assert body.startswith('<a class="skip-link" href="#main">')
+    assert text.count("<h1") == 1 and '<main id="main">' in text
+    assert "http://" not in body.replace("http://www.w3.org/2000/svg", "")

@@ -109,7 +109,7 @@ def test_a_seat_that_plays_the_advisors_best_gives_nothing_away(rules_id: str) -
             _finish(state)
         figures = seat_figures(state, 1)
         assert figures.decisions and all(cost.cost == 0 for cost in figures.decisions)
-        assert all("where" in cost.pattern for cost in figures.decisions)
+        assert all("is best)" in cost.pattern for cost in figures.decisions)
 
 
 def test_edges_are_read_once_per_fingerprint() -> None:

@@ -38,7 +38,7 @@ from feltlab.analysis import advise
 from feltlab.analysis.sheets import sheet_for
 from feltlab.core.cards import Card
 from feltlab.core.engine import Action, Bet, Fold, HandState, Phase, Play, Raise
-from feltlab.core.family import family_of
+from feltlab.core.family import AdviceInputs, family_of
 from feltlab.core.model import OptionValue
 from feltlab.core.rules import Rules
 
@@ -148,13 +148,15 @@ def _decision_evs(state: HandState, seat: int, main_stake: int
     found: list[tuple[Fraction, Fraction, str]] = []
     for action in state.log:
         if isinstance(action, DECISIONS) and action.seat == seat:
-            found.append(_judge(replay, seat, action, main_stake, len(found)))
+            found.append(_judge(replay, seat, action, main_stake))
         replay.apply(action)
     return found
 
 
-def _judge(replay: HandState, seat: int, action: Action, main_stake: int, index: int
+def _judge(replay: HandState, seat: int, action: Action, main_stake: int
            ) -> tuple[Fraction, Fraction, str]:
+    """(best EV, chosen EV, pattern) of one decision: the pattern names what was done,
+    with which kind of hand (the family's words for it), and what was best."""
     rules = replay.rules
     words = family_of(rules).words
     hand = replay.seats[seat]
@@ -176,9 +178,10 @@ def _judge(replay: HandState, seat: int, action: Action, main_stake: int, index:
         chosen_ev, chosen_label = chosen.ev, labels[chosen.option]
     else:
         chosen_ev, chosen_label = _between(advice.options, requests, taken, main_stake)
-    pattern = f"{chosen_label} where {labels[best.option]} is best"
-    if index:
-        pattern += f" (decision {index + 1})"
+    inputs = AdviceInputs(tuple(player), tuple(replay.visible_community), hand.colour,
+                          tuple(bets))
+    group = family_of(rules).math.hand_group(rules, inputs)
+    pattern = f"{chosen_label} with {group} ({labels[best.option]} is best)"
     return best.ev, chosen_ev, pattern
 
 

@@ -107,37 +107,30 @@ def seat_figures(state: HandState, seat: int) -> SeatFigures:
     hand = state.seats[seat]
     assert hand.settlement is not None
     rules = state.rules
-    math = wager_math(rules)
+    known = wager_math(rules)
     main = rules.main_wager
     main_stake = hand.wagers.get(main, 0)
-    theo = Fraction(0)
-    variance = Fraction(0)
+    theo = variance = bonuses = Fraction(0)
     for name, stake in hand.wagers.items():
-        if name not in math.edges:
+        if name not in known.edges:
             raise ValueError(f"{rules.id}: the PAR sheet has no wager {name!r}")
-        theo += stake * math.edges[name]
+        theo += stake * known.edges[name]
         if name != main:
-            variance += stake * stake * math.variances[name]
-    costs: list[DecisionCost] = []
-    expected = theo - main_stake * math.edges.get(main, Fraction(0))
-    if main_stake:
-        evs = _decision_evs(state, seat, main_stake)
-        if evs:
-            first_chosen = evs[0][1]
-            expected += -main_stake * first_chosen
-            expected += sum(((best - chosen) * main_stake for best, chosen, _ in evs[1:]),
-                            Fraction(0))
-            costs = [DecisionCost(pattern, float(best - chosen))
-                     for best, chosen, pattern in evs]
-        else:
-            expected += main_stake * math.edges[main]
-        folded_first = bool(hand.decisions) and hand.decisions[0] == 0
-        if not folded_first:
-            variance += main_stake * main_stake * math.variances[main]
+            bonuses += stake * known.edges[name]
+            variance += stake * stake * known.variances[name]
+    evs = _decision_evs(state, seat, main_stake) if main_stake else []
+    if evs:  # minus the chosen option's EV at the first decision, plus what later gave away
+        later = sum((best - chosen for best, chosen, _ in evs[1:]), Fraction(0))
+        expected = bonuses + main_stake * (later - evs[0][1])
+    else:
+        expected = theo
+    if main_stake and not (hand.decisions and hand.decisions[0] == 0):
+        variance += main_stake * main_stake * known.variances[main]
+    costs = tuple(DecisionCost(pattern, float(best - chosen)) for best, chosen, pattern in evs)
     handle = sum(hand.wagers.values()) + sum(hand.decisions)
     return SeatFigures(handle=handle, win=-hand.settlement.total, theo_win=float(theo),
                        expected_win=float(expected), variance=float(variance),
-                       main_stake=main_stake, decisions=tuple(costs))
+                       main_stake=main_stake, decisions=costs)
 
 
 def _decision_evs(state: HandState, seat: int, main_stake: int

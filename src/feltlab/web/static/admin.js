@@ -132,6 +132,9 @@ function daysChart(answer) {
     chart.append(line((row) => row.expected_win, "#1351a8", "4 3"),
       line((row) => row.theo_win, "#5b5b5b", "2 2"), line((row) => row.win, "#b3261e"));
     rows.forEach((row, i) => {
+      // each day's theoretical and expected win as short marks (a single day has no line)
+      chart.append(svg("line", { x1: x(i) - 7, x2: x(i) + 7, y1: y(row.theo_win), y2: y(row.theo_win), stroke: "#5b5b5b", "stroke-width": 2 }),
+        svg("line", { x1: x(i) - 7, x2: x(i) + 7, y1: y(row.expected_win), y2: y(row.expected_win), stroke: "#1351a8", "stroke-width": 2 }));
       chart.append(svg("circle", { cx: x(i), cy: y(row.win), r: 3.5, fill: row.outside_band ? "#b3261e" : "#1b7d32" }));
       if (rows.length <= 12 || i % Math.ceil(rows.length / 12) === 0) {
         chart.append(svg("text", { x: x(i), y: height - bottom + 16, "text-anchor": "middle", "font-size": 10, fill: "#444" },

@@ -11,12 +11,15 @@ from __future__ import annotations
 import sys
 
 from fastapi import FastAPI
+from fastapi.responses import HTMLResponse
 
 from feltlab.server import logs
+from feltlab.server.api.deps import AdminDep
 from feltlab.server.app import create_app as create_api
 from feltlab.server.auth import AuthSettings, settings_from_environment
 from feltlab.server.services.database import default_database_url
 from feltlab.web import mount_web
+from feltlab.web.routes import ADMIN_PAGE, page
 
 SWITCH_INTERVAL = 0.0005
 """Seconds a thread may hold the GIL while others wait (Python's default is 0.005). A
@@ -30,6 +33,12 @@ def create_app(database_url: str, auth_settings: AuthSettings | None = None,
     """API v1 on ``database_url`` (see :func:`feltlab.server.app.create_app`) with the
     pages, their assets and the math pages added."""
     app = create_api(database_url, auth_settings, timers)
+
+    @app.get("/admin", include_in_schema=False, response_class=HTMLResponse)
+    def console(caller: AdminDep) -> HTMLResponse:
+        """The operator's console, for admins (401 signed out, 403 for a player)."""
+        return page(ADMIN_PAGE)
+
     mount_web(app)
     return app
 

@@ -310,6 +310,7 @@ COMMAND_MODULES: Final = {
     "admin": "feltlab.cli.server",
     "verify": "feltlab.cli.server",
     "audit": "feltlab.cli.server",
+    "report": "feltlab.cli.report",
 }
 """The commands that live in their own modules, each module with a ``register(app)``
 (in the order of the help's list)."""

@@ -1,5 +1,5 @@
-"""The server's commands: ``serve``, ``db upgrade``, ``admin create``, ``verify`` and
-``audit verify`` (``register(app)`` adds them to the CLI)."""
+"""The server's commands: ``serve``, ``db upgrade``, ``db backfill``, ``admin create``,
+``verify`` and ``audit verify`` (``register(app)`` adds them to the CLI)."""
 
 from __future__ import annotations
 
@@ -108,6 +108,27 @@ def register(app: typer.Typer) -> None:
         url = _database(database)
         engine = _engine(url)
         typer.echo(f"database {_shown(url)} at revision {current_revision(engine)}")
+
+    @db_app.command("backfill")
+    def db_backfill_command(database: Database = None) -> None:
+        """Write the pit's figures of every settled round that has none (rounds settled
+        before the figures existed), replaying each through the engine and the exact
+        math; shows its progress."""
+        from rich.progress import Progress
+
+        from feltlab.server.services.database import session_factory
+        from feltlab.server.services.figures import backfill
+
+        engine = _engine(_database(database))
+        with Progress(transient=False) as progress:
+            task = progress.add_task("rounds", total=None)
+
+            def shown(done: int, total: int) -> None:
+                progress.update(task, completed=done, total=total)
+
+            done = backfill(session_factory(engine), shown)
+        engine.dispose()
+        typer.echo(f"figures written for {done} round{'s' if done != 1 else ''}")
 
     admin_app = typer.Typer(help="Administer the server's accounts.", no_args_is_help=True)
     app.add_typer(admin_app, name="admin")

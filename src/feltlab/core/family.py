@@ -126,6 +126,10 @@ class ExactMath(Protocol[R]):
         the family's words turn each option's name into a button and an action
         (:meth:`Words.option_action`)."""
 
+    def hand_group(self, rules: R, inputs: AdviceInputs) -> str:
+        """The kind of hand a decision was taken with, as a trainer names a mistake's
+        hand (``a 3-card flush to the Q``): the decisions a player's rating groups."""
+
     def parse_strategy(self, text: str, origin: str) -> object:
         """A strategy file's content (``ValueError`` naming the field)."""
 

@@ -17,7 +17,9 @@ from fastapi.responses import JSONResponse, PlainTextResponse
 from feltlab.server.api import (
     accounts,
     admin,
+    console,
     live_ws,
+    reports,
     rounds,
     rulecards,
     rules_routes,
@@ -32,10 +34,12 @@ from feltlab.server.handlers import add_error_handlers
 from feltlab.server.middleware import BodyLimit, RequestLog
 from feltlab.server.services.context import Services, open_services
 from feltlab.server.services.database import database_reachable
+from feltlab.server.services.reports import read_alert_counts
 from feltlab.server.timers import Ticker
 
 ROUTERS = (accounts.router, tables.router, rounds.router, admin.router, live_ws.router,
-           rules_routes.router, rulecards.router, trainers.router, solver.router)
+           rules_routes.router, rulecards.router, trainers.router, solver.router,
+           reports.router, console.router)
 
 
 def create_app(database_url: str, auth_settings: AuthSettings | None = None,
@@ -89,5 +93,7 @@ def _add_operations(app: FastAPI, found: Services) -> None:
                     sent.strip().encode("utf-8", "replace"), expected.encode()):
                 raise Unauthorized("/metrics needs 'Authorization: Bearer "
                                    "<FELTLAB_METRICS_TOKEN>'")
-        return PlainTextResponse(found.metrics.render(database_reachable(found.engine)),
+        healthy = database_reachable(found.engine)
+        alerts = read_alert_counts(found) if healthy else {}
+        return PlainTextResponse(found.metrics.render(healthy, alerts),
                                  media_type="text/plain; version=0.0.4")

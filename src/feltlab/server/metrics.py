@@ -21,6 +21,7 @@ import threading
 import time
 from bisect import bisect_left
 from collections import defaultdict
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Final
 
@@ -133,8 +134,10 @@ class Metrics:
 
     # --- the Prometheus text -------------------------------------------------------------
 
-    def render(self, healthy: bool) -> str:
-        """The totals of every worker of this server on this host."""
+    def render(self, healthy: bool,
+               alerts: Mapping[tuple[str, str], int] | None = None) -> str:
+        """The totals of every worker of this server on this host, and the reports'
+        alerts now (``alerts``: by kind and currency, counted from the database)."""
         total = self.totals()
         scope = "by every worker of this server on this host since it started"
         lines = ["# HELP feltlab_up 1 when the database answers.", "# TYPE feltlab_up gauge",
@@ -155,6 +158,11 @@ class Metrics:
                   "# TYPE feltlab_request_seconds histogram"]
         for route, counts in sorted(total.latency_counts.items()):
             lines += _histogram(route, counts, total.latency_sum[route])
+        lines += ["# HELP feltlab_report_alerts Table-days and players whose win is outside "
+                  "its 95% band, over everything settled.",
+                  "# TYPE feltlab_report_alerts gauge"]
+        lines += [f"feltlab_report_alerts{_labels(kind=kind, currency=currency)} {value}"
+                  for (kind, currency), value in sorted((alerts or {}).items())]
         return "\n".join(lines) + "\n"
 
 

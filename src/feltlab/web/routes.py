@@ -52,6 +52,10 @@ PAGES = {"/": Page("lobby.html", "lobby", "lobby.js", "/"),
          "/dealer": Page("dealer.html", "dealer trainer", "dealer.js", "/dealer"),
          "/trainer": Page("trainer.html", "strategy trainer", "trainer.js", "/trainer"),
          "/math": Page("math.html", "math", "math.js", "/math")}
+ADMIN_PAGE = Page("admin.html", "operator's console", "admin.js", "/admin")
+"""The operator's console: every figure in it comes from API v1's admin routes, and the
+application serves it at ``/admin`` to admins only (:mod:`feltlab.app`, which knows the
+callers)."""
 TABLE_PAGE = Page("table.html", "table", "table.js", "/")
 MATH_RULES_PAGE = Page("mathrules.html", "strategy card and charts", "mathrules.js", "/math")
 

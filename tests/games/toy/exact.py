@@ -52,7 +52,8 @@ DEALS: Final = 52 * 51
 FOLD: Final = "fold"
 
 __all__ = ["DEALS", "EXAMPLE", "advice_inputs", "advise", "analyze", "capped_returns",
-           "evaluate_strategy", "optimal_raises", "parse_strategy", "strategy_card_plan"]
+           "evaluate_strategy", "hand_group", "optimal_raises", "parse_strategy",
+           "strategy_card_plan"]
 
 
 def deals() -> Iterator[tuple[Card, Card]]:
@@ -183,6 +184,11 @@ def advise(rules: ToyRules, inputs: AdviceInputs, dead: Sequence[Card],
 
 def parse_strategy(text: str, origin: str) -> ToyStrategy:
     return parse_toy_strategy(text)
+
+
+def hand_group(rules: ToyRules, inputs: AdviceInputs) -> str:
+    """The player's one card by its rank (``a queen``)."""
+    return a_rank(inputs.player[0].rank)
 
 
 def evaluate_strategy(rules: ToyRules, strategy: object) -> WagerAnalysis:

@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
 
-from feltlab.core.cards import Card, ensure_count, parse_cards
+from feltlab.core.cards import RANKS, Card, ensure_count, parse_cards
+from feltlab.core.evaluators import best_flush
 from feltlab.core.family import AdviceInputs
 from feltlab.core.model import Advice, ParSheet, Progress, WagerAnalysis
 from feltlab.games.high_card_flush import analysis
@@ -35,6 +36,18 @@ def advise(rules: FlushRules, inputs: AdviceInputs, dead: Sequence[Card],
     return analysis.advise(rules, inputs.player, dead, seen)
 
 
+def hand_group(rules: FlushRules, inputs: AdviceInputs) -> str:
+    """``a 3-card flush to the Q``, ``a 4-card flush``.
+
+    >>> hand_group(None, AdviceInputs(parse_cards("Qh 9h 2h 8s 6d 4c 3c")))
+    'a 3-card flush to the Q'
+    """
+    flush = best_flush(inputs.player)
+    if flush.length <= 3:
+        return f"a {flush.length}-card flush to the {RANKS[flush.ranks[0]]}"
+    return f"a {flush.length}-card flush"
+
+
 def evaluate_strategy(rules: FlushRules, strategy: object) -> WagerAnalysis:
     if not isinstance(strategy, Strategy):
         raise ValueError(f"a {type(strategy).__name__} is not a strategy for {rules.id}")
@@ -46,4 +59,5 @@ def capped_returns(rules: FlushRules, bets: Mapping[str, int]) -> dict[str, Frac
 
 
 __all__ = ["advice_inputs", "advise", "analyze", "capped_returns", "evaluate_strategy",
+           "hand_group",
            "parse_strategy"]

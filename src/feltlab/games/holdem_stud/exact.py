@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
 
-from feltlab.core.cards import Card, ensure_count, ensure_distinct, parse_cards
+from feltlab.core.cards import RANKS, Card, ensure_count, ensure_distinct, parse_cards
 from feltlab.core.family import AdviceInputs
 from feltlab.core.model import Advice, ParSheet, Progress, WagerAnalysis
 from feltlab.games.holdem_stud import analysis
@@ -47,6 +47,22 @@ def advise(rules: HoldemStudRules, inputs: AdviceInputs, dead: Sequence[Card],
 
 def parse_strategy(text: str, origin: str) -> StudStrategy:
     return parse_stud(text)
+
+
+def hand_group(rules: HoldemStudRules, inputs: AdviceInputs) -> str:
+    """The two cards as a starting hand (``AKs``, ``QQ``, ``T9o``), and the community
+    cards turned when there are some.
+
+    >>> hand_group(None, AdviceInputs(parse_cards("Ah Kh"), parse_cards("2c")))
+    'AKs with 1 community card turned'
+    """
+    high, low = sorted(inputs.player[:2], key=lambda card: card.rank, reverse=True)
+    start = RANKS[high.rank] * 2 if high.rank == low.rank else (
+        RANKS[high.rank] + RANKS[low.rank] + ("s" if high.suit == low.suit else "o"))
+    turned = len(inputs.community)
+    if not turned:
+        return start
+    return f"{start} with {turned} community card{'s' if turned > 1 else ''} turned"
 
 
 def evaluate_strategy(rules: HoldemStudRules, strategy: object) -> WagerAnalysis:

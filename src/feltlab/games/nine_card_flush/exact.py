@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
 
-from feltlab.core.cards import Card, ensure_count, parse_cards
+from feltlab.core.cards import RED_SUITS, Card, ensure_count, parse_cards
 from feltlab.core.family import AdviceInputs
 from feltlab.core.model import Advice, ParSheet, Progress, WagerAnalysis
 from feltlab.games.nine_card_flush import analysis
@@ -38,6 +38,17 @@ def advise(rules: NineCardRules, inputs: AdviceInputs, dead: Sequence[Card],
 
 def parse_strategy(text: str, origin: str) -> NineStrategy:
     return parse_nine_strategy(text)
+
+
+def hand_group(rules: NineCardRules, inputs: AdviceInputs) -> str:
+    """How many of the 3 community cards are of the chosen colour.
+
+    >>> hand_group(None, AdviceInputs((), parse_cards("Ah Kd 2c"), "red"))
+    '2 red community cards'
+    """
+    red = sum(card.suit in RED_SUITS for card in inputs.community)
+    count = red if inputs.colour == "red" else len(inputs.community) - red
+    return f"{count} {inputs.colour} community card{'' if count == 1 else 's'}"
 
 
 def evaluate_strategy(rules: NineCardRules, strategy: object) -> WagerAnalysis:

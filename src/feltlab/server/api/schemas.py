@@ -107,6 +107,26 @@ class AdjustRequest(Strict):
     memo: Annotated[str, StringConstraints(max_length=200)] = ""
 
 
+# --- the operator's console -----------------------------------------------------------------
+
+Reason = Annotated[str, StringConstraints(min_length=1, max_length=200)]
+
+
+class LockRequest(Strict):
+    reason: Reason
+
+
+class PlayerLimitsRequest(Strict):
+    daily_loss_limit: Annotated[int, Field(ge=0, le=MAX_AMOUNT)] | None = None
+    self_exclude_days: Annotated[int, Field(ge=1, le=3650)] | None = None
+    reason: Reason
+
+
+class PlayerCashRequest(Strict):
+    amount: Annotated[int, Field(ge=-MAX_AMOUNT, le=MAX_AMOUNT)]
+    reason: Reason
+
+
 # --- the pages' JSON -----------------------------------------------------------------------
 
 CardsText = Annotated[str, StringConstraints(max_length=200)]

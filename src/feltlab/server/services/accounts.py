@@ -162,16 +162,23 @@ def set_limits(found: Services, caller: Caller, daily_loss_limit: int | None,
     with found.transaction() as session:
         user = session.scalars(select(User).where(User.id == caller.user_id)
                                .with_for_update()).one()
-        if daily_loss_limit is not None:
-            change_daily_loss_limit(user, daily_loss_limit)
-        if self_exclude_days is not None:
-            until = now() + timedelta(days=self_exclude_days)
-            current = aware(user.excluded_until) if user.excluded_until else None
-            user.excluded_until = max(until, current) if current else until
+        change_limits(user, daily_loss_limit, self_exclude_days)
         audit.record(session, caller.username, "limits_changed",
                      daily_loss_limit=daily_loss_limit, self_exclude_days=self_exclude_days)
         session.flush()
         return me(session, caller.user_id)
+
+
+def change_limits(user: User, daily_loss_limit: int | None, self_exclude_days: int | None
+                  ) -> None:
+    """The rules of a change to a player's limits, whoever asks for it (the player, or an
+    admin for them): a self-exclusion is only ever lengthened."""
+    if daily_loss_limit is not None:
+        change_daily_loss_limit(user, daily_loss_limit)
+    if self_exclude_days is not None:
+        until = now() + timedelta(days=self_exclude_days)
+        current = aware(user.excluded_until) if user.excluded_until else None
+        user.excluded_until = max(until, current) if current else until
 
 
 def user_named(session: Session, username: str) -> User | None:

@@ -37,7 +37,7 @@ _TODAY = (select(
     .subquery())
 """The player's cash today: stakes in rounds not settled yet (whenever they opened), and
 the net of the rounds settled since midnight UTC."""
-_LIMITS = (_USERS.c.excluded_until, _USERS.c.daily_loss_limit,
+_LIMITS = (_USERS.c.locked, _USERS.c.excluded_until, _USERS.c.daily_loss_limit,
            _USERS.c.pending_daily_loss_limit, _USERS.c.pending_limit_at)
 _CASH_CHECK = (select(*_LIMITS, _TODAY.c.at_risk, _TODAY.c.net)
                .select_from(_USERS.join(_TODAY, true()))
@@ -56,15 +56,18 @@ class Exposure:
 
 
 def check_stake(session: Session, user_id: int, currency: str, stake: int) -> None:
-    """The one check at every stake point: refuse (nothing moves) a stake while the player
-    is self-excluded, or a cash stake that, with today's net loss and the stakes still at
-    risk, could take the day's losses past the daily loss limit."""
+    """The one check at every stake point: refuse (nothing moves) a stake while the player's
+    account is locked by an admin or self-excluded, or a cash stake that, with today's net
+    loss and the stakes still at risk, could take the day's losses past the daily loss
+    limit."""
     moment = now()
     if currency != "cash":
         row: Any = session.execute(_PRACTICE_CHECK, {"user_id": user_id}).one()
     else:
         row = session.execute(_CASH_CHECK, {"user_id": user_id,
                                             "midnight": _midnight(moment)}).one()
+    if row.locked:
+        raise Forbidden("your account is locked: ask the operator")
     if row.excluded_until is not None and aware(row.excluded_until) > moment:
         raise Forbidden(f"you are self-excluded until "
                         f"{aware(row.excluded_until).isoformat(timespec='minutes')}")

@@ -41,7 +41,7 @@ from feltlab.server.fairness import (
     new_server_seed,
 )
 from feltlab.server.models import GameTable, Round, RoundSeat, User
-from feltlab.server.services import ledger
+from feltlab.server.services import figures, ledger
 from feltlab.server.services.limits import check_stake
 from feltlab.server.services.round_log import LoadedRound, append, cached_deck
 
@@ -228,6 +228,7 @@ def _pay_out(session: Session, loaded: LoadedRound) -> None:
         seat.total = settlement.total
         seat.balance_after = ledger.balance(session, seat.user_id, loaded.record.currency)
     loaded.record.completed_at = now()
+    figures.record_settled(session, loaded.state, loaded.seats, loaded.record)
 
 
 def fold_absent(session: Session, loaded: LoadedRound, decision: timedelta) -> None:

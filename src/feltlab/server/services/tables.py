@@ -8,6 +8,7 @@ from typing import Any
 from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
 
+from feltlab.analysis.figures import warm
 from feltlab.core.rules import Rules, RulesError, builtin_ids, load_rules
 from feltlab.server.auth import Caller
 from feltlab.server.clock import now
@@ -62,14 +63,17 @@ def seated(session: Session, table_id: int) -> list[tuple[int, str]]:
 
 
 def builtin_rules(rules_id: str) -> Rules:
-    """The built-in rule set a table is opened with."""
+    """The built-in rule set a table is opened with (its exact edges, which settlement
+    reads, start computing in the background now)."""
     if rules_id not in builtin_ids():
         raise NotFound(f"there is no built-in rule set {rules_id[:64]!r}; rule sets are "
                        f"{', '.join(builtin_ids())}")
     try:
-        return load_rules(rules_id)
+        rules = load_rules(rules_id)
     except RulesError as error:
         raise Refused(str(error)) from None
+    warm(rules)
+    return rules
 
 
 def open_private(found: Services, caller: Caller, rules_id: str, practice: bool

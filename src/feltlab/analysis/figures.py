@@ -1,0 +1,205 @@
+"""The pit's figures of one settled seat, from the game's exact math: what it wagered
+(handle), what the house won (win), what the house should win on its initial wagers under
+optimal play (theoretical win, from the PAR sheet's exact edges), what the house should win
+given the decisions the player actually made (expected win, from the advisor's exact EV of
+each decision), and the variance of the win for the reports' bands.
+
+This runs when a round settles, so nothing here solves a game: each rule set's edges and
+variances are read once per fingerprint from the PAR-sheet memo
+(:mod:`feltlab.analysis.sheets`) and each decision is one advisor call (a lookup or a
+count over the dealer's hands, well under a millisecond once warm).
+
+The expected win of a seat is the house's exact expectation given the cards the player saw
+at their first decision and the decisions they made:
+
+- every wager other than the main one (the bonuses): its stake times its house edge;
+- the main wager (the Ante, or All 9, with the raises, plays and street bets that follow
+  it): minus its stake times the advisor's EV of the option chosen at the first decision,
+  plus what each later decision gave away (best EV minus chosen EV, in main-wager units).
+
+So a player who always folds is expected to lose exactly the antes (plus the bonuses'
+edges), and every decision that gives EV away raises the expected win above the
+theoretical win by that much. The variance is the sum of each wager's exact variance
+(stake squared times the PAR sheet's per-unit variance, optimal play), except that a main
+wager folded at its first decision is lost for certain (variance 0). Covariances between
+the main wager and the bonuses are not in the PAR sheets and are left out.
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from feltlab.analysis import advise
+from feltlab.analysis.sheets import sheet_for
+from feltlab.core.cards import Card
+from feltlab.core.engine import Action, Bet, Fold, HandState, Phase, Play, Raise
+from feltlab.core.family import AdviceInputs, family_of
+from feltlab.core.model import OptionValue
+from feltlab.core.rules import Rules
+
+DECISIONS = (Fold, Raise, Play, Bet)
+
+
+@dataclass(frozen=True)
+class DecisionCost:
+    """One decision a seat made: what it was, what was best, and the exact EV it gave
+    away in units of the main wager (0 for a best decision)."""
+
+    pattern: str
+    cost: float
+
+
+@dataclass(frozen=True)
+class SeatFigures:
+    """A settled seat's figures, in the round's currency (floats: sums in SQL)."""
+
+    handle: int
+    win: int
+    theo_win: float
+    expected_win: float
+    variance: float
+    main_stake: int
+    decisions: tuple[DecisionCost, ...]
+
+
+@dataclass(frozen=True)
+class WagerMath:
+    """A rule set's per-unit house edge and variance of every wager (optimal play)."""
+
+    edges: dict[str, Fraction]
+    variances: dict[str, Fraction]
+
+
+_math: dict[str, WagerMath] = {}
+_math_lock = threading.Lock()
+
+
+def wager_math(rules: Rules) -> WagerMath:
+    """Every wager's exact edge and variance from the rule set's PAR sheet, kept per
+    fingerprint (the sheet is computed once per process by the memo)."""
+    found = _math.get(rules.fingerprint)
+    if found is None:
+        with _math_lock:
+            sheet = sheet_for(rules)
+            found = _math[rules.fingerprint] = WagerMath(
+                {wager.name: wager.house_edge for wager in sheet.wagers},
+                {wager.name: wager.variance for wager in sheet.wagers})
+    return found
+
+
+def warm(rules: Rules) -> None:
+    """Start computing the rule set's edges in the background unless they are kept
+    already, so that the first round settled under it does not wait for its PAR sheet."""
+    if rules.fingerprint not in _math:
+        threading.Thread(target=wager_math, args=(rules,), name="feltlab-warm-figures",
+                         daemon=True).start()
+
+
+def seat_figures(state: HandState, seat: int) -> SeatFigures:
+    """The figures of ``seat`` in a complete round (``state``: the round replayed)."""
+    if state.phase is not Phase.COMPLETE:
+        raise ValueError(f"the round is not complete (phase {state.phase.value})")
+    hand = state.seats[seat]
+    assert hand.settlement is not None
+    rules = state.rules
+    known = wager_math(rules)
+    main = rules.main_wager
+    main_stake = hand.wagers.get(main, 0)
+    theo = variance = bonuses = Fraction(0)
+    for name, stake in hand.wagers.items():
+        if name not in known.edges:
+            raise ValueError(f"{rules.id}: the PAR sheet has no wager {name!r}")
+        theo += stake * known.edges[name]
+        if name != main:
+            bonuses += stake * known.edges[name]
+            variance += stake * stake * known.variances[name]
+    evs = _decision_evs(state, seat, main_stake) if main_stake else []
+    if evs:  # minus the chosen option's EV at the first decision, plus what later gave away
+        later = sum((best - chosen for best, chosen, _ in evs[1:]), Fraction(0))
+        expected = bonuses + main_stake * (later - evs[0][1])
+    else:
+        expected = theo
+    if main_stake and not (hand.decisions and hand.decisions[0] == 0):
+        variance += main_stake * main_stake * known.variances[main]
+    costs = tuple(DecisionCost(pattern, float(best - chosen)) for best, chosen, pattern in evs)
+    handle = sum(hand.wagers.values()) + sum(hand.decisions)
+    return SeatFigures(handle=handle, win=-hand.settlement.total, theo_win=float(theo),
+                       expected_win=float(expected), variance=float(variance),
+                       main_stake=main_stake, decisions=costs)
+
+
+def _decision_evs(state: HandState, seat: int, main_stake: int
+                  ) -> list[tuple[Fraction, Fraction, str]]:
+    """(best EV, chosen EV, pattern) of each decision ``seat`` made, per unit of the main
+    wager, replaying the round to see what the player saw at each."""
+    replay = HandState(state.rules, state.deck)
+    found: list[tuple[Fraction, Fraction, str]] = []
+    for action in state.log:
+        if isinstance(action, DECISIONS) and action.seat == seat:
+            found.append(_judge(replay, seat, action, main_stake))
+        replay.apply(action)
+    return found
+
+
+def _judge(replay: HandState, seat: int, action: Action, main_stake: int
+           ) -> tuple[Fraction, Fraction, str]:
+    """(best EV, chosen EV, pattern) of one decision: the pattern names what was done,
+    with which kind of hand (the family's words for it), and what was best."""
+    rules = replay.rules
+    words = family_of(rules).words
+    hand = replay.seats[seat]
+    bets: Sequence[int] = ()
+    if words.advice_takes_bets:
+        bets = [amount // main_stake for amount in hand.decisions]
+    player: Sequence[Card] = tuple(hand.cards)
+    advice = advise(rules, player, tuple(replay.visible_community), hand.colour, bets)
+    taken = _as_request(action)
+    labels: dict[str, str] = {}
+    requests: dict[str, dict[str, Any]] = {}
+    for option in advice.options:
+        labels[option.option], requests[option.option] = words.option_action(
+            option.option, main_stake)
+    best = next(option for option in advice.options if option.option == advice.best)
+    chosen = next((option for option in advice.options
+                   if requests[option.option] == taken), None)
+    if chosen is not None:
+        chosen_ev, chosen_label = chosen.ev, labels[chosen.option]
+    else:
+        chosen_ev, chosen_label = _between(advice.options, requests, taken, main_stake)
+    inputs = AdviceInputs(tuple(player), tuple(replay.visible_community), hand.colour,
+                          tuple(bets))
+    group = family_of(rules).math.hand_group(rules, inputs)
+    pattern = f"{chosen_label} with {group} ({labels[best.option]} is best)"
+    return best.ev, chosen_ev, pattern
+
+
+def _between(options: Sequence[OptionValue], requests: dict[str, dict[str, Any]],
+             taken: dict[str, Any], main_stake: int) -> tuple[Fraction, str]:
+    """The EV of a raise between two the advisor values (a raise of any amount in a
+    range): the result of a raise is linear in its amount, so the EV is the straight line
+    between the two raises either side."""
+    sized = sorted((requests[option.option]["amount"], option.ev) for option in options
+                   if requests[option.option].get("action") == taken["action"]
+                   and "amount" in requests[option.option])
+    amount = taken.get("amount")
+    for (low, low_ev), (high, high_ev) in itertools.pairwise(sized):
+        if amount is not None and low < amount < high:
+            ev = low_ev + (high_ev - low_ev) * Fraction(amount - low, high - low)
+            return ev, f"{str(taken['action']).capitalize()} {amount / main_stake:g}x"
+    raise ValueError(f"the advisor values no option like {taken}")
+
+
+def _as_request(action: Action) -> dict[str, Any]:
+    """A decision as API v1 names it (the form the words give the advisor's options)."""
+    if isinstance(action, Fold):
+        return {"action": "fold"}
+    if isinstance(action, Play):
+        return {"action": "play"}
+    assert isinstance(action, Raise | Bet)
+    return {"action": "raise" if isinstance(action, Raise) else "bet", "amount": action.amount}
+

@@ -1,0 +1,49 @@
+"""The pit's reports for admins: the four groupings (JSON or CSV) and the alerts."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Query
+from fastapi.responses import Response
+
+from feltlab.server.api.deps import AdminDep, ServicesDep
+from feltlab.server.api.responses import Alerts, Report
+from feltlab.server.services import reports
+from feltlab.server.services.reports import Span
+
+router = APIRouter(prefix="/api/v1/admin", tags=["admin"])
+
+Grouping = Literal["players", "tables", "days", "rules"]
+DayText = Annotated[str | None, Query(max_length=10, pattern=r"^\d{4}-\d{2}-\d{2}$")]
+FromDay = Annotated[str | None, Query(alias="from", max_length=10,
+                                      pattern=r"^\d{4}-\d{2}-\d{2}$")]
+Currency = Annotated[Literal["cash", "practice"], Query()]
+
+
+def span_of(start: str | None, end: str | None, currency: str) -> Span:
+    """The span the query names: inclusive UTC days, and the currency."""
+    return Span(reports.parse_day(start, "from"), reports.parse_day(end, "to"), currency)
+
+
+@router.get("/reports/{grouping}", response_model=Report, response_model_exclude_unset=True,
+            responses={200: {"content": {"text/csv": {}}}})
+def read_report(grouping: Grouping, caller: AdminDep, found: ServicesDep,
+                start: FromDay = None, to: DayText = None, currency: Currency = "cash",
+                format: Literal["json", "csv"] = "json") -> Any:
+    """Handle, win, hold, theoretical and expected win with the 95% band, by player,
+    table, day or rule set over inclusive UTC days, with the totals, the last day's, and
+    month- and year-to-date; ``?format=csv`` gives the same as CSV."""
+    answer = reports.read_report(found, grouping, span_of(start, to, currency))
+    if format == "csv":
+        return Response(reports.to_csv(answer), media_type="text/csv; charset=utf-8",
+                        headers={"Content-Disposition":
+                                 f'attachment; filename="feltlab-{grouping}.csv"'})
+    return answer
+
+
+@router.get("/alerts", response_model=Alerts, response_model_exclude_unset=True)
+def read_alerts(caller: AdminDep, found: ServicesDep, start: FromDay = None,
+                to: DayText = None, currency: Currency = "cash") -> dict[str, Any]:
+    """Table-days and players whose win falls outside its 95% band."""
+    return reports.read_alerts(found, span_of(start, to, currency))

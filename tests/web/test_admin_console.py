@@ -1,0 +1,145 @@
+"""The operator's console in a real Chromium against a real ``feltlab serve``: the pit's
+hold, theoretical win and win with the chart of win against theoretical win by day,
+the same numbers as the reports API; a player found, locked with a reason and unlocked,
+by keyboard; no request leaves 127.0.0.1 and the console shows no error."""
+
+from __future__ import annotations
+
+import itertools
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+from fastapi.testclient import TestClient
+
+from feltlab.server.services.accounts import create_admin
+from server.cli_helpers import run_cli
+from web.conftest import Server, Watch
+
+_names = itertools.count(1)
+TIMEOUT = 30_000
+PASSWORD = "correct horse"
+
+
+def _api_player(server: Server, rounds: int) -> str:
+    """A player who plays ``rounds`` practice rounds of High Card Flush through API v1."""
+    name = f"pit{int(time.time()) % 100000}x{next(_names)}"
+    with httpx.Client(base_url=server.base, timeout=30) as http:
+        assert http.post("/api/v1/accounts",
+                         json={"username": name, "password": PASSWORD}).status_code == 201
+        token = http.post("/api/v1/login", json={"username": name, "password": PASSWORD})
+        headers = {"Authorization": f"Bearer {token.json()['token']}"}
+        http.cookies.clear()
+        table = http.post("/api/v1/tables", json={"rules": "high-card-flush"},
+                          headers=headers).json()["id"]
+        for _ in range(rounds):
+            view = http.post(f"/api/v1/tables/{table}/rounds",
+                             json={"wagers": {"ante": 5, "flush": 1}}, headers=headers).json()
+            while view["phase"] != "complete":
+                view = http.post(f"/api/v1/rounds/{view['id']}/actions",
+                                 json=view["options"][-1], headers=headers).json()
+    return name
+
+
+def _admin(server: Server) -> str:
+    name = f"boss{int(time.time()) % 100000}x{next(_names)}"
+    code, _, err = run_cli(["admin", "create", name, "--database", server.database,
+                            "--password-stdin"], stdin=PASSWORD + "\n")
+    assert code == 0, err
+    return name
+
+
+def _report(server: Server, admin: str) -> dict[str, Any]:
+    with httpx.Client(base_url=server.base, timeout=30) as http:
+        token = http.post("/api/v1/login", json={"username": admin, "password": PASSWORD})
+        http.cookies.clear()
+        answer = http.get("/api/v1/admin/reports/days", params={"currency": "practice"},
+                          headers={"Authorization": f"Bearer {token.json()['token']}"})
+    assert answer.status_code == 200, answer.text
+    found: dict[str, Any] = answer.json()
+    return found
+
+
+def _money(value: float) -> str:
+    return f"{value:,.2f}"
+
+
+def test_console_shows_the_pit(server: Server, desktop: Any, watch: Watch,
+                               artifacts: Path) -> None:
+    player = _api_player(server, 12)
+    admin = _admin(server)
+    page = desktop.new_page()
+    page.goto(server.base + "/")
+    page.get_by_label("Username").fill(admin)
+    page.get_by_label("Password").fill(PASSWORD)
+    page.get_by_role("button", name="Sign in", exact=True).click()
+    page.wait_for_selector("#who span", timeout=TIMEOUT)
+    page.goto(server.base + "/admin")
+    page.wait_for_selector("#console:not([hidden])", timeout=TIMEOUT)
+    page.get_by_label("Report currency").select_option("practice")
+    page.get_by_role("button", name="Show report").click()
+    totals = _report(server, admin)["totals"]
+    page.wait_for_function(
+        "text => document.getElementById('pit-handle').textContent === text",
+        arg=_money(totals["handle"]), timeout=TIMEOUT)
+    assert page.locator("#pit-win").text_content() == _money(totals["win"])
+    assert page.locator("#pit-theo").text_content() == _money(totals["theo_win"])
+    assert page.locator("#pit-hold").text_content() == f"{totals['hold'] * 100:.2f}%"
+    chart = page.locator("#chart-days svg")
+    assert chart.get_attribute("role") == "img"
+    assert "theoretical" in (chart.get_attribute("aria-label") or "")
+    assert page.locator("#chart-days svg polyline").count() == 3
+    assert page.locator("#chart-hold svg rect").count() >= 2
+    assert page.locator("#report-table tbody tr").count() >= 1
+    csv_link = page.get_by_role("link", name="Download CSV")
+    assert "format=csv" in (csv_link.get_attribute("href") or "")
+    assert page.locator("h1").count() == 1
+    page.screenshot(path=str(artifacts / "admin-console.png"), full_page=True)
+
+    # a player, found and locked by keyboard alone, then unlocked
+    page.get_by_label("Find a player by name").focus()
+    page.keyboard.type(player)
+    page.keyboard.press("Enter")
+    opener = page.get_by_role("button", name=f"Open {player}")
+    opener.wait_for(timeout=TIMEOUT)
+    opener.focus()
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#player-detail:not([hidden])", timeout=TIMEOUT)
+    assert page.locator("#player-rating").text_content().count("Hands") >= 1
+    page.get_by_label("Reason for locking or unlocking").focus()
+    page.keyboard.type("test of the lock")
+    page.keyboard.press("Enter")
+    page.wait_for_function("() => document.getElementById('lock-button').textContent === 'Unlock'",
+                           timeout=TIMEOUT)
+    assert "account_locked" in page.locator("#audit-table").text_content()
+    page.screenshot(path=str(artifacts / "admin-console-player.png"), full_page=True)
+    page.get_by_label("Reason for locking or unlocking").fill("cleared")
+    page.get_by_role("button", name="Unlock").click()
+    page.wait_for_function("() => document.getElementById('lock-button').textContent === 'Lock'",
+                           timeout=TIMEOUT)
+    # the skip link comes first
+    page.goto(server.base + "/admin")
+    page.wait_for_selector("#console:not([hidden])", timeout=TIMEOUT)
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.textContent") == "Skip to content"
+    page.close()
+
+
+def test_console_is_for_admins_only(client: TestClient, headers: dict[str, str]) -> None:
+    client.cookies.clear()
+    signed_out = client.get("/admin")
+    assert signed_out.status_code == 401 and signed_out.json()["detail"]
+    assert client.get("/admin", headers=headers).status_code == 403
+    found = client.app.state.services  # type: ignore[attr-defined]
+    name = f"boss{next(_names)}x{int(time.time()) % 100000}"
+    create_admin(found.engine, found.hasher, name, PASSWORD)
+    token = client.post("/api/v1/login", json={"username": name, "password": PASSWORD})
+    client.cookies.clear()
+    page = client.get("/admin", headers={"Authorization": f"Bearer {token.json()['token']}"})
+    assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
+    text = page.text
+    body = text[text.index("<body>") + len("<body>"):].lstrip()
+    assert body.startswith('<a class="skip-link" href="#main">')
+    assert text.count("<h1") == 1 and '<main id="main">' in text
+    assert "http://" not in body.replace("http://www.w3.org/2000/svg", "")

@@ -266,7 +266,8 @@ def test_csv_files_carry_exact_counts_and_fractions(tmp_path: Path) -> None:
     with (tmp_path / "out" / "summary.csv").open(newline="") as handle:
         summary = {row["wager"]: row for row in csv.DictReader(handle)}
     assert Fraction(summary["flush"]["house_edge_exact"]) == sheet.wager("flush").house_edge
-    assert summary["flush"]["element_of_risk"] == ""
+    assert Fraction(summary["flush"]["element_of_risk_exact"]) == sheet.wager("flush").house_edge
+    assert summary["flush"]["average_total_wager"] == ""
     assert Fraction(summary["ante"]["average_total_wager_exact"]) == Fraction(174, 100)
 
 

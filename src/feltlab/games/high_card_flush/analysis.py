@@ -46,6 +46,7 @@ from feltlab.core import registry
 from feltlab.core.cards import RANKS, Card, CardError, ensure_count, ensure_distinct, format_cards
 from feltlab.core.evaluators import best_flush
 from feltlab.core.kernels import RUN_LENGTH
+from feltlab.core.memo import StrategyMemo, fields_key
 from feltlab.core.model import (
     Advice,
     OptionValue,
@@ -156,6 +157,7 @@ def cell_shape() -> tuple[int, ...]:
 def clear_cache() -> None:
     """Forget the enumerations done so far (for honest timings)."""
     _cells_by_qualifier.clear()
+    _strategy_parts.clear()
 
 
 # Decisions ---------------------------------------------------------------------------------
@@ -386,14 +388,41 @@ def card_threshold(strategy: Strategy) -> int | None:
 
 # Public API --------------------------------------------------------------------------------
 
+@dataclass(frozen=True)
+class _StrategyPart:
+    """What the optimal strategy decides: the same for every rule set with the same
+    qualifier and raise sizes, whatever its pays, limits or name."""
+
+    decisions: Int64Array
+    main: WagerAnalysis
+    card: StrategyCard
+    strategy_map: tuple[StrategyRow, ...]
+
+
+_STRATEGY_FIELDS: Final = ("qualifier", "raise_multiples", "hand_size")
+_strategy_parts: StrategyMemo[_StrategyPart] = StrategyMemo()
+
+
+def _strategy_part(rules: FlushRules, progress: Progress | None) -> _StrategyPart:
+    def build() -> _StrategyPart:
+        cells = _cells(rules, progress)
+        optimal = optimal_decisions(rules)
+        main = _main_wager(cells, optimal,
+                           "Ante and Raise (optimal strategy), per unit of Ante")
+        card_strategy, card_lines = _threshold_card(rules, cells)
+        card_wager = _main_wager(cells, strategy_decisions(rules, card_strategy),
+                                 "strategy card")
+        card = StrategyCard(card_lines, card_wager.house_edge, main.house_edge)
+        return _StrategyPart(optimal, main, card,
+                             _strategy_map(cells, optimal, card_threshold(card_strategy)))
+
+    return _strategy_parts.get_or_build(fields_key(rules, _STRATEGY_FIELDS), build)
+
+
 def analyze(rules: FlushRules, progress: Progress | None = None) -> ParSheet:
     """The exact PAR sheet: main game under optimal play and both bonus wagers."""
-    cells = _cells(rules, progress)
-    optimal = optimal_decisions(rules)
-    main = _main_wager(cells, optimal, "Ante and Raise (optimal strategy), per unit of Ante")
-    card_strategy, card_lines = _threshold_card(rules, cells)
-    card_wager = _main_wager(cells, strategy_decisions(rules, card_strategy), "strategy card")
-    card = StrategyCard(card_lines, card_wager.house_edge, main.house_edge)
+    part = _strategy_part(rules, progress)
+    cells, optimal, main, card = _cells(rules, progress), part.decisions, part.main, part.card
     notes = [
         "Exact: every player hand (up to suit permutation) against all C(45,7) dealer hands.",
         "Optimal strategy breaks exact EV ties toward the larger wager.",
@@ -413,7 +442,7 @@ def analyze(rules: FlushRules, progress: Progress | None = None) -> ParSheet:
         wagers=(main, _bonus_wager(rules, cells, optimal, "flush"),
                 _bonus_wager(rules, cells, optimal, "straight_flush")),
         strategy_card=card,
-        strategy_map=_strategy_map(cells, optimal, card_threshold(card_strategy)),
+        strategy_map=part.strategy_map,
         notes=tuple(notes),
     )
 

@@ -1,0 +1,62 @@
+"""A small in-process memo for the part of an exact analysis that the optimal strategy
+decides, so that an edit which leaves the strategy alone (a bonus pay table, a limit, the
+name) re-computes only the cheap rest: the variant designer answers such edits in tens of
+milliseconds.
+
+The memo is keyed by the rule-set fields that part reads (:func:`fields_key`), so two rule
+sets that agree on them share one entry; it keeps the most recently used entries only.
+
+>>> memo: StrategyMemo[int] = StrategyMemo(2)
+>>> memo.get_or_build("a", lambda: 1), memo.get_or_build("a", lambda: 2)
+(1, 1)
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Iterable
+from typing import Generic, TypeVar
+
+from feltlab.core.rules import Rules
+
+T = TypeVar("T")
+
+
+def fields_key(rules: Rules, fields: Iterable[str]) -> str:
+    """The named fields of ``rules`` as canonical JSON: equal exactly when those fields are.
+
+    >>> from feltlab.core.rules import load_rules
+    >>> fields_key(load_rules("nh-flush-poker"), ["qualifier"])
+    '{"qualifier":{"min_high_card":"9","min_length":3}}'
+    """
+    chosen = rules.model_dump(mode="json", include=set(fields))
+    return json.dumps(chosen, sort_keys=True, separators=(",", ":"))
+
+
+class StrategyMemo(Generic[T]):
+    """Values built from a key, the ``size`` most recently used kept (thread-safe; two
+    threads asking for one new key may both build it, and either result is kept)."""
+
+    def __init__(self, size: int = 32) -> None:
+        self.size = size
+        self._entries: OrderedDict[str, T] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get_or_build(self, key: str, build: Callable[[], T]) -> T:
+        with self._lock:
+            if key in self._entries:
+                self._entries.move_to_end(key)
+                return self._entries[key]
+        value = build()
+        with self._lock:
+            self._entries[key] = value
+            self._entries.move_to_end(key)
+            while len(self._entries) > self.size:
+                self._entries.popitem(last=False)
+        return value
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()

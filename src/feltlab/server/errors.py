@@ -39,7 +39,12 @@ class Refused(DomainError):
 
 
 class TooMany(DomainError):
-    """Too many attempts in a short time; the caller may try again later."""
+    """Too many attempts in a short time; the caller may try again later (after
+    ``retry_after`` seconds, when that is known)."""
+
+    def __init__(self, detail: str, retry_after: int | None = None) -> None:
+        super().__init__(detail)
+        self.retry_after = retry_after
 
 
 class Busy(DomainError):

@@ -57,6 +57,8 @@ def status_of(error: DomainError) -> int:
 def answer(error: DomainError) -> JSONResponse:
     """The HTTP answer to a refusal."""
     headers = {"Retry-After": "1"} if isinstance(error, Busy) else None
+    if isinstance(error, TooMany) and error.retry_after is not None:
+        headers = {"Retry-After": str(error.retry_after)}
     return JSONResponse({"detail": error.detail}, status_of(error), headers=headers)
 
 

@@ -250,3 +250,20 @@ class AuditRecord(Base):
     detail: Mapped[str] = mapped_column(Text)
     prev_hash: Mapped[str] = mapped_column(String(64))
     hash: Mapped[str] = mapped_column(String(64), unique=True)
+
+
+class PublishedRuleSet(Base):
+    """A rule set an admin published: immutable once stored (a change is a new id); a
+    withdrawn one opens no new table but still settles and verifies its rounds."""
+
+    __tablename__ = "published_rulesets"
+
+    id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    name: Mapped[str] = mapped_column(String(100))
+    game: Mapped[str] = mapped_column(String(64))
+    fingerprint: Mapped[str] = mapped_column(String(64))
+    toml: Mapped[str] = mapped_column(Text)
+    published_by: Mapped[str] = mapped_column(String(64))
+    published_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    withdrawn_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True),
+                                                          nullable=True)

@@ -35,6 +35,7 @@ from feltlab.core.cards import (
     ensure_distinct,
     format_cards,
 )
+from feltlab.core.memo import StrategyMemo, fields_key
 from feltlab.core.model import (
     Advice,
     OptionValue,
@@ -52,7 +53,6 @@ from feltlab.core.rules import (
     pays_for,
     validate_strict,
 )
-from feltlab.core.memo import StrategyMemo, fields_key
 from feltlab.core.settle import WagerError, bonus_result, capped_shares
 from feltlab.games.nine_card_flush.rules import NineCardRules
 from feltlab.games.nine_card_flush.settle import all9_sign, check_colour

@@ -9,7 +9,7 @@ from fastapi import APIRouter
 
 from feltlab.core.cards import CardError
 from feltlab.core.payout import RequestError
-from feltlab.core.rules import RulesError, builtin_ids
+from feltlab.core.rules import RulesError, builtin_ids, is_known
 from feltlab.core.settle import WagerError
 from feltlab.present import catalogue, display
 from feltlab.server.api.deps import CallerDep
@@ -24,8 +24,8 @@ BAD_INPUT = (ValueError, CardError, WagerError, RequestError, RulesError)
 
 
 def known_rules(rules_id: str) -> str:
-    """A built-in rule set's id; any other is not found."""
-    if rules_id not in builtin_ids():
+    """A built-in or published rule set's id; any other is not found."""
+    if not is_known(rules_id):
         raise NotFound(f"there is no built-in rule set {rules_id[:64]!r}; rule sets are "
                        f"{', '.join(builtin_ids())}")
     return rules_id

@@ -8,7 +8,7 @@ from typing import Any
 from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
 
-from feltlab.core.rules import Rules, RulesError, builtin_ids, load_rules
+from feltlab.core.rules import Rules, RulesError, load_rules, open_ids
 from feltlab.server.auth import Caller
 from feltlab.server.clock import now
 from feltlab.server.errors import Refused, not_found
@@ -60,11 +60,12 @@ def seated(session: Session, table_id: int) -> list[tuple[int, str]]:
             session.connection().execute(_SEATED, {"table_id": table_id})]
 
 
-def builtin_rules(rules_id: str) -> Rules:
-    """The built-in rule set a table is opened with."""
-    if rules_id not in builtin_ids():
-        raise Refused(f"unknown rule set {rules_id[:64]!r}; rule sets are "
-                      f"{', '.join(builtin_ids())}")
+def table_rules(rules_id: str) -> Rules:
+    """The rule set a table is opened with: a built-in one, or a published one not
+    withdrawn (through the registry)."""
+    known = open_ids()
+    if rules_id not in known:
+        raise Refused(f"unknown rule set {rules_id[:64]!r}; rule sets are {', '.join(known)}")
     try:
         return load_rules(rules_id)
     except RulesError as error:
@@ -74,7 +75,7 @@ def builtin_rules(rules_id: str) -> Rules:
 def open_private(found: Services, caller: Caller, rules_id: str, practice: bool
                  ) -> dict[str, Any]:
     """A private table against the house, ready at once (practice, or cash)."""
-    rules = builtin_rules(rules_id)
+    rules = table_rules(rules_id)
     with found.transaction() as session:
         table = GameTable(rules_id=rules.id, fingerprint=rules.fingerprint,
                           currency="practice" if practice else "cash", shared=False,
@@ -87,7 +88,7 @@ def open_private(found: Services, caller: Caller, rules_id: str, practice: bool
 def open_shared(found: Services, admin: Caller, rules_id: str, currency: str, name: str,
                 betting_seconds: int, decision_seconds: int) -> dict[str, Any]:
     """A shared table: players sit, bet in the betting window, decide in turn."""
-    rules = builtin_rules(rules_id)
+    rules = table_rules(rules_id)
     with found.transaction() as session:
         table = GameTable(rules_id=rules.id, fingerprint=rules.fingerprint,
                           currency=currency, shared=True, owner_id=None, status="open",

@@ -10,14 +10,14 @@ from fastapi import APIRouter
 from starlette.concurrency import run_in_threadpool
 
 from feltlab.server.api.deps import CallerDep
-from feltlab.server.api.designer_responses import (
+from feltlab.server.api.page_responses import (
     DesignBase,
     ParSheetAnswer,
     ProtectionAnswer,
+    Solution,
     StrategyAnswer,
     Warmth,
 )
-from feltlab.server.api.page_responses import Solution
 from feltlab.server.api.schemas import (
     DesignProtectionRequest,
     DesignRequest,

@@ -8,7 +8,7 @@ from typing import Any
 from fastapi import APIRouter, Response
 
 from feltlab.server.api.deps import AdminDep, ServicesDep
-from feltlab.server.api.designer_responses import PublishedRules
+from feltlab.server.api.page_responses import PublishedRules
 from feltlab.server.api.schemas import DesignRequest, RulesId
 from feltlab.server.services import rulesets
 

@@ -47,11 +47,12 @@ class Page:
 
 
 NAV = (("/", "Lobby"), ("/trainer", "Strategy trainer"), ("/dealer", "Dealer trainer"),
-       ("/math", "Math"))
+       ("/math", "Math"), ("/designer", "Designer"))
 PAGES = {"/": Page("lobby.html", "lobby", "lobby.js", "/"),
          "/dealer": Page("dealer.html", "dealer trainer", "dealer.js", "/dealer"),
          "/trainer": Page("trainer.html", "strategy trainer", "trainer.js", "/trainer"),
-         "/math": Page("math.html", "math", "math.js", "/math")}
+         "/math": Page("math.html", "math", "math.js", "/math"),
+         "/designer": Page("designer.html", "variant designer", "designer.js", "/designer")}
 TABLE_PAGE = Page("table.html", "table", "table.js", "/")
 MATH_RULES_PAGE = Page("mathrules.html", "strategy card and charts", "mathrules.js", "/math")
 

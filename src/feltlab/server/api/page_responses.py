@@ -1,6 +1,6 @@
 """Response models of the JSON the pages read beside the tables: rule cards, hands laid
-out, the trainers, the pay-table solver and the variant designer (see :mod:`feltlab.server.api.responses` for
-how the models describe the answers)."""
+out, the trainers, the pay-table solver and the variant designer (see
+:mod:`feltlab.server.api.responses` for how the models describe the answers)."""
 
 from __future__ import annotations
 
@@ -164,6 +164,8 @@ class SolvedRow(Answer):
     line: str
     was: str
     now: str
+    pays: int | str
+    """The line's new pays as the rule set writes them (a number, or ``push``)."""
     changed: bool
 
 

@@ -151,7 +151,7 @@ def solve(caller: Caller, text: str, wager: str, target: str, line: str | None
     """The whole-number pays of one of the design's pay tables nearest a target edge."""
     with computing(caller):
         rules = design_rules(text)
-        return _checked(lambda: solver.solve_json(rules, wager, target, line))
+        return _checked(lambda: solver.solve_json(rules, wager, target, line, analyze))
 
 
 def base(rules_id: str) -> dict[str, Any]:

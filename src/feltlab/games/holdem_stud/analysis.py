@@ -196,13 +196,17 @@ def _strategy_map(solution: Solution, outcome: Outcome) -> list[tuple[str, str, 
         rows[key] = rows.get(key, 0) + 1
     result = [(group, decision, Fraction(count, len(sets)))
               for (group, decision), count in sorted(rows.items())]
+    options = solution.shape.most + 1
     for level in range(1, solution.shape.streets):
         made = card_features(2 + level)["made"]
         deals = outcome.reach[level] * solution.shape.scale(level)
+        # deals by (made hand, bet), summed exactly in one pass
+        cell = made[:, None].astype(np.int64) * options + solution.choices[level]
+        by_cell = np.zeros(len(MADE_NAMES) * options, dtype=np.int64)
+        np.add.at(by_cell, cell.ravel(), deals.ravel())
         for category, name in enumerate(MADE_NAMES):
-            for bet in range(solution.shape.most + 1):
-                chosen = (made[:, None] == category) & (solution.choices[level] == bet)
-                count = int(deals[chosen].sum())
+            for bet in range(options):
+                count = int(by_cell[category * options + bet])
                 if count:
                     result.append((f"{STREET_LABELS[level]}: {name}", _decision_name(bet),
                                    Fraction(count, outcome.total)))

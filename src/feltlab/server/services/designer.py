@@ -184,7 +184,9 @@ _warmth = _Warmth()
 
 def start_warming() -> None:
     """Warm the compiled kernels and every built-in rule set's analysis in a background
-    thread (once per worker), each one holding the worker's designer computation."""
+    thread (once per worker), High Card Flush first (the page opens on it). Warming is not
+    a design: it does not hold the worker's computation, so a design sent meanwhile is
+    answered at once (what both need is loaded once)."""
     if _warmth.started:
         return
     _warmth.started = True
@@ -195,7 +197,7 @@ def start_warming() -> None:
 def _warm() -> None:
     start = time.perf_counter()
     for rules_id in list(_warmth.left):
-        with _gate.worker, suppress(Exception):  # best effort: a request computes it anyway
+        with suppress(Exception):  # best effort: a request computes it anyway
             analyze(load_rules(rules_id))
         _warmth.left.remove(rules_id)
     _warmth.seconds = time.perf_counter() - start

@@ -36,26 +36,37 @@ def fields_key(rules: Rules, fields: Iterable[str]) -> str:
 
 
 class StrategyMemo(Generic[T]):
-    """Values built from a key, the ``size`` most recently used kept (thread-safe; two
-    threads asking for one new key may both build it, and either result is kept)."""
+    """Values built from a key, the ``size`` most recently used kept. Thread-safe: one
+    build at a time, so a second thread asking for a key being built waits and shares it
+    (the server's warming and a first request ask for the same)."""
 
     def __init__(self, size: int = 32) -> None:
         self.size = size
         self._entries: OrderedDict[str, T] = OrderedDict()
         self._lock = threading.Lock()
+        self._building = threading.Lock()
 
-    def get_or_build(self, key: str, build: Callable[[], T]) -> T:
+    def _get(self, key: str) -> tuple[bool, T | None]:
         with self._lock:
             if key in self._entries:
                 self._entries.move_to_end(key)
-                return self._entries[key]
-        value = build()
-        with self._lock:
-            self._entries[key] = value
-            self._entries.move_to_end(key)
-            while len(self._entries) > self.size:
-                self._entries.popitem(last=False)
-        return value
+                return True, self._entries[key]
+        return False, None
+
+    def get_or_build(self, key: str, build: Callable[[], T]) -> T:
+        found, value = self._get(key)
+        if found:
+            return value  # type: ignore[return-value]
+        with self._building:
+            found, value = self._get(key)
+            if found:
+                return value  # type: ignore[return-value]
+            built = build()
+            with self._lock:
+                self._entries[key] = built
+                while len(self._entries) > self.size:
+                    self._entries.popitem(last=False)
+            return built
 
     def clear(self) -> None:
         with self._lock:

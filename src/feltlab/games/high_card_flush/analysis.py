@@ -30,6 +30,7 @@ microsecond).
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -81,7 +82,11 @@ DEALS: Final = fk.PLAYER_HANDS * fk.DEALER_HANDS
 LENGTHS: Final = range(2, fk.HAND_SIZE + 1)
 VALUE_LENGTHS: Final = fk.VALUES >> fk.RANK_BITS
 
+KEPT_QUALIFIERS: Final = 8
+"""Qualifiers whose cells (5.6 MB each) stay in memory; others are read again from the
+derived-data cache when asked for."""
 _cells_by_qualifier: dict[int, Int64Array] = {}
+_cells_lock = threading.RLock()
 BonusName = Literal["flush", "straight_flush"]
 
 
@@ -136,18 +141,22 @@ def _cells(rules: FlushRules, progress: Progress | None = None) -> Int64Array:
     derived-data cache (:mod:`feltlab.core.cache`; they depend on the qualifier alone), else
     enumerated."""
     qualify = rules.qualifier.threshold
-    if qualify not in _cells_by_qualifier:
-        def build() -> dict[str, Int64Array]:
-            return {"cells": compute_cells(qualify, progress)}
+    with _cells_lock:  # one thread reads or counts a qualifier's cells; others wait
+        cells = _cells_by_qualifier.pop(qualify, None)
+        if cells is None:
+            def build() -> dict[str, Int64Array]:
+                return {"cells": compute_cells(qualify, progress)}
 
-        found = derived.load_or_build("flush-cells", f"qualifier {qualify}", build, notice)
-        cells = found["cells"]
-        if cells.shape != cell_shape() or cells.dtype != np.int64:
-            cells = build()["cells"]
-        _cells_by_qualifier[qualify] = cells
+            found = derived.load_or_build("flush-cells", f"qualifier {qualify}", build, notice)
+            cells = found["cells"]
+            if cells.shape != cell_shape() or cells.dtype != np.int64:
+                cells = build()["cells"]
+        _cells_by_qualifier[qualify] = cells  # the most recently used last
+        while len(_cells_by_qualifier) > KEPT_QUALIFIERS:
+            del _cells_by_qualifier[next(iter(_cells_by_qualifier))]
     if progress is not None:
         progress(1, 1)
-    return _cells_by_qualifier[qualify]
+    return cells
 
 
 def cell_shape() -> tuple[int, ...]:

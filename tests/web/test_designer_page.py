@@ -5,6 +5,7 @@ keyboard, it fits a 390 px phone; no request leaves 127.0.0.1 and no console err
 
 from __future__ import annotations
 
+import re
 import time
 from pathlib import Path
 from typing import Any
@@ -13,8 +14,11 @@ import httpx
 
 from feltlab.analysis import analyze
 from feltlab.core.rules import load_rules
+from feltlab.server.auth import AuthSettings, password_hasher
+from feltlab.server.services.accounts import create_account
+from feltlab.server.services.database import make_engine, session_factory, transaction
 from web.conftest import Server, Watch
-from web.test_browser import TIMEOUT, shot, sign_up
+from web.test_browser import TIMEOUT, button, check_balance, first, play_round, shot, sign_up
 
 SLOW = 90_000  # the server warms its analysis in the background at start
 
@@ -119,3 +123,43 @@ def test_designer_on_a_phone(server: Server, phone: Any, artifacts: Path) -> Non
         .filter((node) => node.getBoundingClientRect().right > 391 && !node.closest('.scroll'))
         .slice(0, 5).map((node) => node.tagName + '#' + node.id + '.' + node.className)""")
     assert wide <= 390, f"the designer is {wide} px wide on a 390 px phone: {wider}"
+
+
+def test_an_admin_publishes_a_design_then_deals_it(server: Server, desktop: Any,
+                                                   artifacts: Path) -> None:
+    name, password = f"designer{int(time.time() * 1000) % 10**8}", "admin-password"
+    engine = make_engine(server.database)
+    with transaction(session_factory(engine)) as session:
+        cheap = AuthSettings(argon2_time_cost=1, argon2_memory_kib=1024)
+        create_account(session, password_hasher(cheap), name, password, role="admin")
+    engine.dispose()
+    wait_warm(server)
+    page = desktop.new_page()
+    page.goto(server.base + "/")
+    page.get_by_label("Username").fill(name)
+    page.get_by_label("Password").fill(password)
+    page.get_by_role("button", name="Sign in").click()
+    page.wait_for_selector("#player:not([hidden])", timeout=TIMEOUT)
+    page.goto(server.base + "/designer")
+    page.wait_for_selector('#designer-sheet tr[data-wager="flush"]', timeout=SLOW)
+    page.get_by_label("Id", exact=True).fill("hcf-web-special")
+    page.get_by_label("Name", exact=True).fill("HCF web special")
+    page.get_by_label("Flush Pays value", exact=True).nth(1).fill("12")
+    page.wait_for_function(
+        "wanted => document.querySelector('#designer-sheet tr[data-wager=\"flush\"] td.edge')"
+        ".textContent === wanted", arg=expected_flush_edge(12), timeout=TIMEOUT)
+    page.get_by_role("button", name="Publish").click()
+    page.locator("#designer-publish-result", has_text="Published hcf-web-special").wait_for(
+        timeout=TIMEOUT)
+    shot(page, artifacts, "designer-published")
+    page.goto(server.base + "/")
+    button(page, "Practice HCF web special").click()
+    page.wait_for_url(re.compile(r".*/table/\d+$"))
+    button(page, "Deal").wait_for()
+    button(page, "Ante").click()
+    button(page, "Flush").click()
+    before, total, _ = play_round(page, first(["Raise 1x"]))
+    check_balance(page, before, total)
+    button(page, "Verify").click()
+    page.locator("#verify-result", has_text=re.compile("^Verified")).wait_for(timeout=TIMEOUT)
+    shot(page, artifacts, "table-published-design")

@@ -22,7 +22,7 @@ from fastapi.responses import HTMLResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.concurrency import run_in_threadpool
 
-from feltlab.core.rules import builtin_ids
+from feltlab.core.rules import builtin_ids, is_known
 from feltlab.present import catalogue
 from feltlab.web import mathpages
 
@@ -58,8 +58,8 @@ MATH_RULES_PAGE = Page("mathrules.html", "strategy card and charts", "mathrules.
 
 
 def known_rules(rules_id: str) -> str:
-    """A built-in rule set's id; any other page is not found."""
-    if rules_id not in builtin_ids():
+    """A built-in or published rule set's id; any other page is not found."""
+    if not is_known(rules_id):
         raise HTTPException(404, f"there is no built-in rule set {rules_id[:64]!r}; rule sets "
                                  f"are {', '.join(builtin_ids())}")
     return rules_id

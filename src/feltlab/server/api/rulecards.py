@@ -38,8 +38,9 @@ def refusal(error: Exception) -> Refused:
 
 @router.get("/rulecards", response_model=list[RuleCard])
 def rule_cards(caller: CallerDep) -> list[dict[str, Any]]:
-    """Every built-in rule set as the pages show it: wagers under the rules card's
-    names with limits and pay tables, decisions, deal order, dealing procedure."""
+    """Every rule set a table may open with (built-in, then published) as the pages show
+    it: wagers under the rules card's names with limits and pay tables, decisions, deal
+    order, dealing procedure."""
     return catalogue.rule_cards()
 
 

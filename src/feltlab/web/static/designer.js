@@ -224,8 +224,17 @@ const designToml = () => toToml(designValues());
 
 // --- computing, newest first ---------------------------------------------------------------------
 
-/** A designer call; a busy answer (429) is retried after the time it names. */
-async function designerCall(path, body) {
+let queue = Promise.resolve();
+
+/** A designer call, one at a time from this page (the server computes one design per
+ * account at a time); a busy answer (429) is retried after a second. */
+function designerCall(path, body) {
+  const run = queue.then(() => designerRequest(path, body));
+  queue = run.catch(() => undefined);
+  return run;
+}
+
+async function designerRequest(path, body) {
   for (let attempt = 0; ; attempt += 1) {
     try {
       return await api("POST", `/designer/${path}`, body);

@@ -265,3 +265,19 @@ def test_protection_of_a_design(api: tuple[TestClient, dict[str, str]]) -> None:
     too_many = client.post("/api/v1/designer/protection",
                            json={"rules": text, "colluders": 9}, headers=headers)
     assert too_many.status_code == 422 and "colluders" in too_many.json()["detail"]
+
+
+@pytest.mark.parametrize("rules_id", ["high-card-flush", "nine-card-flush", "nh-holdem-stud"])
+def test_no_design_is_answered_with_a_500(api: tuple[TestClient, dict[str, str]],
+                                          rules_id: str) -> None:
+    """Every top-level field of a rule set replaced by values of every wrong kind: each
+    design is answered (200) or refused naming a field (422), never a 500."""
+    client, headers = api
+    for field in builtin_data(rules_id):
+        for value in ("x", -1, True, [], {}, 10**30, {"4": "push"}):
+            text = design(rules_id, _set((field,), value))
+            answer = client.post("/api/v1/designer/par", json={"rules": text},
+                                 headers=headers)
+            assert answer.status_code in (200, 422), (field, value, answer.text)
+            if answer.status_code == 422:  # the field, or the one it breaks a rule with
+                assert "field " in answer.json()["detail"], (field, value, answer.text)

@@ -274,24 +274,15 @@ class _Search:
         action = self.action(rules)
         rows = np.arange(len(action))
         best: tuple[int, int, list[tuple[Atom, int]]] = (0, 0, rules)
-        masks_float = self._float_masks(masks)
         for bet in self.bets:
             delta = np.where(action < bet, self.totals[:, bet] - self.totals[rows, action], 0)
-            gains = _exact_product(masks, masks_float, delta)
-            ranked = gains - caution * _exact_product(masks, masks_float, np.minimum(delta, 0))
+            gains = masks @ delta
+            ranked = gains - caution * (masks @ np.minimum(delta, 0)) if caution else gains
             pick = int(np.argmax(ranked))
             if ranked[pick] - self.penalty > best[0]:
                 best = (int(ranked[pick]) - self.penalty, int(gains[pick]) - self.penalty,
                         [*rules, (atoms[pick], bet)])
         return best[1], best[2]
-
-    def _float_masks(self, masks: npt.NDArray[np.int64]) -> npt.NDArray[np.float64]:
-        kept = getattr(self, "_floats", None)
-        if kept is None or kept[0] is not masks:
-            kept = (masks, masks.astype(np.float64))
-            object.__setattr__(self, "_floats", kept)
-        floats: npt.NDArray[np.float64] = kept[1]
-        return floats
 
     def run(self, max_rules: int) -> list[tuple[Atom, int]]:
         atoms = _atoms(self.ranges)
@@ -341,18 +332,6 @@ def _node_groups(level: int, width: int, low: int
         name: features[name][first_row] for name in CARD_FEATURES}
     group_features["bets"] = low - 1 + keys % width
     return keys, groups, group_features
-
-
-def _exact_product(masks: npt.NDArray[np.int64], masks_float: npt.NDArray[np.float64],
-                   vector: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
-    """``masks @ vector`` for 0/1 masks, exactly: through floating point (BLAS) when no
-    partial sum can reach 2**53 (then every one is an exact integer), else in integers."""
-    if int(np.abs(vector).sum()) < 2**53:
-        product: npt.NDArray[np.int64] = (masks_float @ vector.astype(np.float64)).astype(
-            np.int64)
-        return product
-    exact: npt.NDArray[np.int64] = masks @ vector
-    return exact
 
 
 def derive_card(solution: Solution, reach: tuple[I64, ...], total: int,

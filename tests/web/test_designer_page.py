@@ -30,8 +30,13 @@ def shown_edge(page: Any, wager: str) -> str:
 
 def wait_warm(server: Server) -> None:
     """Let the server finish warming its analysis (so that no design waits for it)."""
+    body = {"username": f"warm{int(time.time() * 1000) % 10**9}", "password": "correct horse"}
+    assert httpx.post(server.base + "/api/v1/accounts", json=body).status_code == 201
+    token = httpx.post(server.base + "/api/v1/login", json=body).json()["token"]
+    headers = {"Authorization": f"Bearer {token}"}
     deadline = time.monotonic() + 180
-    while not httpx.get(server.base + "/api/v1/designer/status", timeout=5).json()["warm"]:
+    while not httpx.get(server.base + "/api/v1/designer/status", headers=headers,
+                        timeout=5).json()["warm"]:
         assert time.monotonic() < deadline, "the designer did not warm up in 180 s"
         time.sleep(0.5)
 

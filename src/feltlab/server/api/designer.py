@@ -64,6 +64,6 @@ def base(rules_id: RulesId, caller: CallerDep) -> dict[str, Any]:
 
 
 @router.get("/status", response_model=Warmth)
-def status() -> dict[str, Any]:
+def status(caller: CallerDep) -> dict[str, Any]:
     """Whether the designer's kernels are warm (a first start compiles them)."""
     return designer.warmth()

@@ -29,10 +29,10 @@ write lock (or PostgreSQL's row locks), which stalls every other writer."""
 
 
 def create_app(database_url: str, auth_settings: AuthSettings | None = None,
-               timers: bool = True) -> FastAPI:
+               timers: bool = True, warm: bool = False) -> FastAPI:
     """API v1 on ``database_url`` (see :func:`feltlab.server.app.create_app`) with the
     pages, their assets and the math pages added."""
-    app = create_api(database_url, auth_settings, timers)
+    app = create_api(database_url, auth_settings, timers, warm)
 
     @app.get("/admin", include_in_schema=False, response_class=HTMLResponse)
     def console(caller: AdminDep) -> HTMLResponse:
@@ -48,4 +48,4 @@ def create_from_environment() -> FastAPI:
     login settings from the environment."""
     sys.setswitchinterval(SWITCH_INTERVAL)
     logs.configure()  # every line one JSON object
-    return create_app(default_database_url(), settings_from_environment())
+    return create_app(default_database_url(), settings_from_environment(), warm=True)

@@ -266,7 +266,8 @@ def test_csv_files_carry_exact_counts_and_fractions(tmp_path: Path) -> None:
     with (tmp_path / "out" / "summary.csv").open(newline="") as handle:
         summary = {row["wager"]: row for row in csv.DictReader(handle)}
     assert Fraction(summary["flush"]["house_edge_exact"]) == sheet.wager("flush").house_edge
-    assert summary["flush"]["element_of_risk"] == ""
+    assert Fraction(summary["flush"]["element_of_risk_exact"]) == sheet.wager("flush").house_edge
+    assert summary["flush"]["average_total_wager"] == ""
     assert Fraction(summary["ante"]["average_total_wager_exact"]) == Fraction(174, 100)
 
 
@@ -284,3 +285,17 @@ def test_a_long_strategy_map_is_merged_for_the_chart() -> None:
     sheet = ParSheet("x", "X", (flush_bonus_wager(),), strategy_map=tuple(groups))
     chart = strategy_chart(sheet)
     assert chart is not None and "hand groups merged" in chart
+
+
+def test_every_wager_shows_its_element_of_risk() -> None:
+    """A bonus wager's element of risk is its house edge (one unit wagered, nothing
+    added by a decision): every report shows it beside the main game's."""
+    sheet = fake_sheet()
+    flush = sheet.wager("flush")
+    assert flush.element_of_risk == flush.house_edge
+    text = render_text(par_sheet_renderable(sheet))
+    assert text.count("Element of risk") == len(sheet.wagers)
+    overview = re.search(r'<table class="overview">.*?</table>', render_html(sheet), re.S)
+    assert overview is not None
+    assert overview.group(0).count(percent(flush.house_edge)) == 2  # edge and element of risk
+    assert sheet.to_json()["wagers"][1]["element_of_risk"] == float(flush.house_edge)

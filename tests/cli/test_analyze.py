@@ -79,7 +79,9 @@ def test_analyze_json_is_the_contract_and_nothing_else(
     assert wagers["ante"]["average_total_wager"] == pytest.approx(1.74)
     flush_edge = flush_edge_by_hand({7: 300, 6: 100, 5: 10, 4: 1})
     assert Fraction(wagers["flush"]["house_edge_exact"]) == flush_edge
-    assert "element_of_risk" not in wagers["flush"]
+    # a side bet's element of risk is its house edge (one unit wagered, nothing added)
+    assert wagers["flush"]["element_of_risk"] == wagers["flush"]["house_edge"]
+    assert "average_total_wager" not in wagers["flush"]
 
 
 def test_analyze_writes_html_and_csv(progress_calls: list[tuple[int, int]],

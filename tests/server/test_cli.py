@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 import httpx
+from alembic.script import ScriptDirectory
 
 from server.cli_helpers import run_cli
 from server.live_server import SRC
@@ -47,7 +48,6 @@ def test_serve_on_a_fresh_machine(tmp_path: Path) -> None:
 def head_revision() -> str:
     """The newest migration's revision (the lead re-chains them when merging)."""
     from alembic.config import Config
-    from alembic.script import ScriptDirectory
 
     from feltlab.server.migrate import MIGRATIONS
 

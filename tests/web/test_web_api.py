@@ -63,7 +63,8 @@ def test_every_json_route_needs_a_signed_in_caller(client: TestClient) -> None:
 
 PAGE_PATHS = {"/": ("lobby", "/"), "/table/1": ("table", "/"),
               "/trainer": ("strategy-trainer", "/trainer"), "/dealer": ("dealer", "/dealer"),
-              "/math": ("math", "/math"), "/math/nine-card-flush": ("mathrules", "/math")}
+              "/math": ("math", "/math"), "/math/nine-card-flush": ("mathrules", "/math"),
+              "/designer": ("designer", "/designer")}
 
 
 @pytest.mark.parametrize("path", sorted(PAGE_PATHS))

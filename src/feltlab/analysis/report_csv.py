@@ -53,12 +53,11 @@ def summary_row(wager: WagerAnalysis) -> dict[str, str]:
            "hit_frequency": decimal(wager.hit_frequency, 15),
            "hit_frequency_exact": _fraction(wager.hit_frequency),
            "std_dev": repr(wager.std_dev),
-           "element_of_risk": "", "element_of_risk_exact": "",
+           "element_of_risk": decimal(wager.element_of_risk, 15),
+           "element_of_risk_exact": _fraction(wager.element_of_risk),
            "average_total_wager": "", "average_total_wager_exact": ""}
     if wager.decisions:
-        row.update({"element_of_risk": decimal(wager.element_of_risk, 15),
-                    "element_of_risk_exact": _fraction(wager.element_of_risk),
-                    "average_total_wager": decimal(wager.average_total_wager, 15),
+        row.update({"average_total_wager": decimal(wager.average_total_wager, 15),
                     "average_total_wager_exact": _fraction(wager.average_total_wager)})
     return row
 

@@ -132,7 +132,7 @@ def strategy_section(sheet: ParSheet) -> str:
 def overview_table(sheet: ParSheet) -> str:
     rows = []
     for wager in sheet.wagers:
-        risk = percent(wager.element_of_risk) if wager.decisions else ""
+        risk = percent(wager.element_of_risk)
         rows.append("<tr>" + _cell(wager.title) + _cell(percent(wager.house_edge), True)
                     + _cell(risk, True) + _cell(percent(wager.hit_frequency), True)
                     + _cell(f"{wager.std_dev:.4f}", True) + "</tr>")

@@ -80,10 +80,10 @@ def wager_summary(wager: WagerAnalysis) -> list[tuple[str, str]]:
     """The headline figures of a wager as (label, text) pairs, the same in every report."""
     rows = [("House edge", percent(wager.house_edge)),
             ("Hit frequency", percent(wager.hit_frequency)),
-            ("Standard deviation", f"{wager.std_dev:.4f}")]
+            ("Standard deviation", f"{wager.std_dev:.4f}"),
+            ("Element of risk", percent(wager.element_of_risk))]
     if wager.decisions:
-        rows += [("Element of risk", percent(wager.element_of_risk)),
-                 ("Average total wager", decimal(wager.average_total_wager, 4) + " units")]
+        rows.append(("Average total wager", decimal(wager.average_total_wager, 4) + " units"))
     rows += [(rate_label(name), percent(value)) for name, value in wager.rates.items()]
     rows.append(("Deals", f"{wager.total:,}"))
     return rows

@@ -76,6 +76,8 @@ class WagerAnalysis:
 
     @property
     def element_of_risk(self) -> Fraction:
+        """Expected loss per unit of everything wagered (raises and street bets included):
+        for a wager without decisions, its house edge."""
         return self.house_edge / self.average_total_wager
 
     @property
@@ -102,6 +104,7 @@ class WagerAnalysis:
             "house_edge_exact": str(self.house_edge),
             "hit_frequency": float(self.hit_frequency),
             "std_dev": self.std_dev,
+            "element_of_risk": float(self.element_of_risk),
             "total": self.total,
             "lines": [{"label": line.label, "net": float(line.net), "count": line.count,
                        "probability": float(self.probability(line)),
@@ -109,7 +112,6 @@ class WagerAnalysis:
             "rates": {name: float(value) for name, value in self.rates.items()},
         }
         if self.decisions:
-            data["element_of_risk"] = float(self.element_of_risk)
             data["average_total_wager"] = float(self.average_total_wager)
         return data
 

@@ -17,10 +17,11 @@ as ``rulesets/ID.toml`` in its folder and its strategy cards as ``strategies/ID.
 
 from __future__ import annotations
 
+import threading
 from functools import cache
 from importlib import metadata
 from importlib.resources.abc import Traversable
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Final, Protocol
 
 if TYPE_CHECKING:
     from feltlab.core.family import GameFamily
@@ -134,3 +135,53 @@ def strategy_file(rules_id: str) -> Traversable | None:
         return None
     item = family_of_rule_set(rules_id).folder / "strategies" / f"{rules_id}.toml"
     return item if item.is_file() else None
+
+
+# Published rule sets ---------------------------------------------------------------------
+
+class PublishedSource(Protocol):
+    """Where rule sets published at run time are kept (the table server's database): a
+    published rule set is immutable, so its text may be kept once read."""
+
+    def text(self, rules_id: str) -> str | None:
+        """The TOML text of the published rule set ``rules_id`` (withdrawn ones included),
+        or ``None``."""
+
+    def open_ids(self) -> list[str]:
+        """The ids of the published rule sets not withdrawn, in id order."""
+
+
+_published_source: PublishedSource | None = None
+_published_texts: dict[str, str] = {}
+_published_lock = threading.Lock()
+
+
+def set_published_source(source: PublishedSource | None) -> None:
+    """Use ``source`` for published rule sets from now on (``None``: there are none)."""
+    global _published_source
+    with _published_lock:
+        _published_source = source
+        _published_texts.clear()
+
+
+def published_text(rules_id: str) -> str | None:
+    """The TOML text of a published rule set (withdrawn or not), or ``None``: never a
+    built-in's."""
+    if rules_id in _rule_sets():
+        return None
+    with _published_lock:
+        kept = _published_texts.get(rules_id)
+        source = _published_source
+    if kept is not None or source is None:
+        return kept
+    text = source.text(rules_id)
+    if text is not None:
+        with _published_lock:
+            _published_texts[rules_id] = text
+    return text
+
+
+def open_published_ids() -> tuple[str, ...]:
+    """The ids of published rule sets new tables may use."""
+    source = _published_source
+    return () if source is None else tuple(source.open_ids())

@@ -303,6 +303,38 @@ def load_builtin(rules_id: str) -> Rules:
     return kept[1]
 
 
+_PUBLISHED: dict[str, tuple[str, Rules]] = {}
+_PUBLISHED_ID = re.compile(r"[a-z0-9][a-z0-9-]{0,63}")
+
+
+def load_published(rules_id: str) -> Rules | None:
+    """A rule set published at run time, by id (its text from
+    :func:`feltlab.core.registry.published_text`, validated once), or ``None``."""
+    if not _PUBLISHED_ID.fullmatch(rules_id):
+        return None
+    text = registry.published_text(rules_id)
+    if text is None:
+        return None
+    kept = _PUBLISHED.get(rules_id)
+    if kept is None or kept[0] != text:
+        rules = parse_rules(text, f"{rules_id} (published)")
+        if rules.id != rules_id:
+            raise RulesError(f"the rule set published as {rules_id!r} has the id {rules.id!r}")
+        kept = _PUBLISHED[rules_id] = (text, rules)
+    return kept[1]
+
+
+def is_known(rules_id: str) -> bool:
+    """Whether ``rules_id`` names a built-in or a published rule set (withdrawn or not)."""
+    return rules_id in registry.builtin_ids() or load_published(rules_id) is not None
+
+
+def open_ids() -> list[str]:
+    """The rule sets a new table may use: every built-in, then the published ones not
+    withdrawn."""
+    return [*registry.builtin_ids(), *registry.open_published_ids()]
+
+
 def load_rules(id_or_path: str | Path) -> Rules:
     """A built-in rule set by id, or a rule-set TOML file by path.
 
@@ -314,6 +346,9 @@ def load_rules(id_or_path: str | Path) -> Rules:
     text = str(id_or_path)
     if text in registry.builtin_ids():
         return load_builtin(text)
+    published = load_published(text)
+    if published is not None:
+        return published
     if len(text) > MAX_PATH_LENGTH or "\0" in text:
         raise RulesError(f"no rule set {text[:60]!r}...: a rule-set id or path is at most "
                          f"{MAX_PATH_LENGTH} characters")

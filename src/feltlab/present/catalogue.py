@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from feltlab.core.family import family_of, wager_title
-from feltlab.core.rules import Rules, builtin_ids, load_rules
+from feltlab.core.rules import Rules, load_rules, open_ids
 
 
 def spot_name(name: str) -> str:
@@ -61,7 +61,8 @@ def wagers(rules: Rules) -> list[dict[str, Any]]:
 
 
 def rule_card(rules_id: str) -> dict[str, Any]:
-    """Everything a page shows about one built-in rule set (made once per content)."""
+    """Everything a page shows about one rule set, built-in or published (made once per
+    content)."""
     return _card(load_rules(rules_id))
 
 
@@ -97,4 +98,5 @@ def _make_card(rules: Rules) -> dict[str, Any]:
 
 
 def rule_cards() -> list[dict[str, Any]]:
-    return [rule_card(rules_id) for rules_id in builtin_ids()]
+    """Every rule set a new table may use: the built-in ones, then the published ones."""
+    return [rule_card(rules_id) for rules_id in open_ids()]

@@ -18,6 +18,7 @@ from feltlab.server.api import (
     accounts,
     admin,
     console,
+    designer,
     live_ws,
     reports,
     rounds,
@@ -27,11 +28,16 @@ from feltlab.server.api import (
     tables,
     trainers,
 )
+from feltlab.server.api import (
+    rulesets as rulesets_routes,
+)
 from feltlab.server.api.contract import declare_refusals, refusals
 from feltlab.server.auth import AuthSettings
 from feltlab.server.errors import Unauthorized
 from feltlab.server.handlers import add_error_handlers
 from feltlab.server.middleware import BodyLimit, RequestLog
+from feltlab.server.services import designer as designer_service
+from feltlab.server.services import rulesets
 from feltlab.server.services.context import Services, open_services
 from feltlab.server.services.database import database_reachable
 from feltlab.server.services.reports import read_alert_counts
@@ -39,20 +45,24 @@ from feltlab.server.timers import Ticker
 
 ROUTERS = (accounts.router, tables.router, rounds.router, admin.router, live_ws.router,
            rules_routes.router, rulecards.router, trainers.router, solver.router,
-           reports.router, console.router)
+           reports.router, console.router, designer.router, rulesets_routes.router)
 
 
 def create_app(database_url: str, auth_settings: AuthSettings | None = None,
-               timers: bool = True) -> FastAPI:
+               timers: bool = True, warm: bool = False) -> FastAPI:
     """API v1 on ``database_url``, its schema brought up to date; with ``timers``, this
-    worker also runs the shared tables' timers."""
+    worker also runs the shared tables' timers; with ``warm``, it warms the designer's
+    compiled kernels in the background at start."""
     found = open_services(database_url, auth_settings)
+    rulesets.install(found)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         ticker = Ticker(found) if timers else None
         if ticker:
             ticker.start()
+        if warm:
+            designer_service.start_warming()
         if found.announcer is not None:
             found.announcer.start()
         yield

@@ -340,3 +340,20 @@ class ReportDays(Base):
 
     currency: Mapped[str] = mapped_column(String(10), primary_key=True)
     summed_through: Mapped[str] = mapped_column(String(10))
+
+
+class PublishedRuleSet(Base):
+    """A rule set an admin published: immutable once stored (a change is a new id); a
+    withdrawn one opens no new table but still settles and verifies its rounds."""
+
+    __tablename__ = "published_rulesets"
+
+    id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    name: Mapped[str] = mapped_column(String(100))
+    game: Mapped[str] = mapped_column(String(64))
+    fingerprint: Mapped[str] = mapped_column(String(64))
+    toml: Mapped[str] = mapped_column(Text)
+    published_by: Mapped[str] = mapped_column(String(64))
+    published_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    withdrawn_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True),
+                                                          nullable=True)

@@ -21,7 +21,7 @@ from typing import Any
 from feltlab.core.cards import format_cards
 from feltlab.core.engine import ActionError, HandState, Phase, action_from_json
 from feltlab.core.payout import settle_request
-from feltlab.core.rules import RulesError, load_rules
+from feltlab.core.rules import Rules, RulesError, load_rules, parse_rules
 from feltlab.server.fairness import (
     FairnessError,
     combine_client_seeds,
@@ -79,11 +79,23 @@ def _check_mixed_seed(seeds: object, client_seed: object) -> None:
                           f"of the seats' client seeds ({mixed or 'none'})")
 
 
-def _replay(document: dict[str, Any], deck: Any) -> HandState:
+def _rules_of(document: dict[str, Any]) -> Rules:
+    """The round's rule set: from its ``rules_toml`` when it carries one (a published rule
+    set), else the built-in rule set of that id."""
+    rules_id = _field(document, "rules", str)
     try:
-        rules = load_rules(_field(document, "rules", str))
+        if "rules_toml" not in document:
+            return load_rules(rules_id)
+        rules = parse_rules(_field(document, "rules_toml", str), "the round's rules_toml")
     except RulesError as error:
         raise VerifyError(str(error)) from None
+    if rules.id != rules_id:
+        raise VerifyError(f"the round's rules_toml is rule set {rules.id!r}, not {rules_id!r}")
+    return rules
+
+
+def _replay(document: dict[str, Any], deck: Any) -> HandState:
+    rules = _rules_of(document)
     if rules.fingerprint != document.get("fingerprint"):
         raise VerifyError(f"the rule set {rules.id} here has fingerprint "
                           f"{rules.fingerprint[:12]}, not the round's")
@@ -128,7 +140,9 @@ def _check_results(document: dict[str, Any], state: HandState) -> None:
         raise VerifyError(f"the total shown ({document.get('total')}) is not the engine's "
                           f"{settlement.total}")
     try:
-        recomputed = settle_request(_field(document, "payout_request", dict))
+        recomputed = settle_request(_field(document, "payout_request", dict),
+                                    lambda name: state.rules if name == state.rules.id
+                                    else load_rules(name))
     except ValueError as error:
         raise VerifyError(f"the payout request is refused: {error}") from None
     if recomputed["total"] != settlement.total:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from feltlab.core import registry
 from feltlab.core.cards import format_cards
 from feltlab.core.engine import Action, HandState, Phase, action_to_json
 from feltlab.core.rules import load_rules
@@ -152,6 +153,7 @@ def _complete_fields(loaded: LoadedRound, mine: RoundSeat | None) -> dict[str, A
     fields: dict[str, Any] = {"seed": loaded.record.server_seed,
                               "completed_at": aware(loaded.record.completed_at).isoformat()
                               if loaded.record.completed_at else None}
+    fields |= rules_text_field(loaded.rules.id)
     if mine is None:
         return fields
     settlement = loaded.state.seats[mine.seat].settlement
@@ -182,7 +184,15 @@ def recall(loaded: LoadedRound, mine: RoundSeat) -> dict[str, Any]:
         steps.append(_step(partial, action, mine.seat, staked, balance))
     return {"id": loaded.record.id, "rules": loaded.rules.id,
             "phase": loaded.state.phase.value, "balance_before": mine.balance_before,
-            "balance_after": mine.balance_after, "steps": steps}
+            "balance_after": mine.balance_after, "steps": steps,
+            **rules_text_field(loaded.rules.id)}
+
+
+def rules_text_field(rules_id: str) -> dict[str, str]:
+    """``rules_toml``: a published rule set's whole text, so that ``feltlab verify`` checks
+    the round offline, where only the built-in rule sets are known (none for a built-in)."""
+    text = registry.published_text(rules_id)
+    return {} if text is None else {"rules_toml": text}
 
 
 def _step(state: HandState, action: Action, seat: int, staked: int, balance: int

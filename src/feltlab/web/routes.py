@@ -22,7 +22,7 @@ from fastapi.responses import HTMLResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.concurrency import run_in_threadpool
 
-from feltlab.core.rules import builtin_ids
+from feltlab.core.rules import builtin_ids, is_known
 from feltlab.present import catalogue
 from feltlab.web import mathpages
 
@@ -47,11 +47,12 @@ class Page:
 
 
 NAV = (("/", "Lobby"), ("/trainer", "Strategy trainer"), ("/dealer", "Dealer trainer"),
-       ("/math", "Math"))
+       ("/math", "Math"), ("/designer", "Designer"))
 PAGES = {"/": Page("lobby.html", "lobby", "lobby.js", "/"),
          "/dealer": Page("dealer.html", "dealer trainer", "dealer.js", "/dealer"),
          "/trainer": Page("trainer.html", "strategy trainer", "trainer.js", "/trainer"),
-         "/math": Page("math.html", "math", "math.js", "/math")}
+         "/math": Page("math.html", "math", "math.js", "/math"),
+         "/designer": Page("designer.html", "variant designer", "designer.js", "/designer")}
 ADMIN_PAGE = Page("admin.html", "operator's console", "admin.js", "/admin")
 """The operator's console: every figure in it comes from API v1's admin routes, and the
 application serves it at ``/admin`` to admins only (:mod:`feltlab.app`, which knows the
@@ -61,8 +62,8 @@ MATH_RULES_PAGE = Page("mathrules.html", "strategy card and charts", "mathrules.
 
 
 def known_rules(rules_id: str) -> str:
-    """A built-in rule set's id; any other page is not found."""
-    if rules_id not in builtin_ids():
+    """A built-in or published rule set's id; any other page is not found."""
+    if not is_known(rules_id):
         raise HTTPException(404, f"there is no built-in rule set {rules_id[:64]!r}; rule sets "
                                  f"are {', '.join(builtin_ids())}")
     return rules_id

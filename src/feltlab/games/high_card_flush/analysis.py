@@ -30,6 +30,7 @@ microsecond).
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -46,6 +47,7 @@ from feltlab.core import registry
 from feltlab.core.cards import RANKS, Card, CardError, ensure_count, ensure_distinct, format_cards
 from feltlab.core.evaluators import best_flush
 from feltlab.core.kernels import RUN_LENGTH
+from feltlab.core.memo import StrategyMemo, fields_key
 from feltlab.core.model import (
     Advice,
     OptionValue,
@@ -80,7 +82,11 @@ DEALS: Final = fk.PLAYER_HANDS * fk.DEALER_HANDS
 LENGTHS: Final = range(2, fk.HAND_SIZE + 1)
 VALUE_LENGTHS: Final = fk.VALUES >> fk.RANK_BITS
 
+KEPT_QUALIFIERS: Final = 8
+"""Qualifiers whose cells (5.6 MB each) stay in memory; others are read again from the
+derived-data cache when asked for."""
 _cells_by_qualifier: dict[int, Int64Array] = {}
+_cells_lock = threading.RLock()
 BonusName = Literal["flush", "straight_flush"]
 
 
@@ -135,18 +141,22 @@ def _cells(rules: FlushRules, progress: Progress | None = None) -> Int64Array:
     derived-data cache (:mod:`feltlab.core.cache`; they depend on the qualifier alone), else
     enumerated."""
     qualify = rules.qualifier.threshold
-    if qualify not in _cells_by_qualifier:
-        def build() -> dict[str, Int64Array]:
-            return {"cells": compute_cells(qualify, progress)}
+    with _cells_lock:  # one thread reads or counts a qualifier's cells; others wait
+        cells = _cells_by_qualifier.pop(qualify, None)
+        if cells is None:
+            def build() -> dict[str, Int64Array]:
+                return {"cells": compute_cells(qualify, progress)}
 
-        found = derived.load_or_build("flush-cells", f"qualifier {qualify}", build, notice)
-        cells = found["cells"]
-        if cells.shape != cell_shape() or cells.dtype != np.int64:
-            cells = build()["cells"]
-        _cells_by_qualifier[qualify] = cells
+            found = derived.load_or_build("flush-cells", f"qualifier {qualify}", build, notice)
+            cells = found["cells"]
+            if cells.shape != cell_shape() or cells.dtype != np.int64:
+                cells = build()["cells"]
+        _cells_by_qualifier[qualify] = cells  # the most recently used last
+        while len(_cells_by_qualifier) > KEPT_QUALIFIERS:
+            del _cells_by_qualifier[next(iter(_cells_by_qualifier))]
     if progress is not None:
         progress(1, 1)
-    return _cells_by_qualifier[qualify]
+    return cells
 
 
 def cell_shape() -> tuple[int, ...]:
@@ -156,6 +166,7 @@ def cell_shape() -> tuple[int, ...]:
 def clear_cache() -> None:
     """Forget the enumerations done so far (for honest timings)."""
     _cells_by_qualifier.clear()
+    _strategy_parts.clear()
 
 
 # Decisions ---------------------------------------------------------------------------------
@@ -386,14 +397,41 @@ def card_threshold(strategy: Strategy) -> int | None:
 
 # Public API --------------------------------------------------------------------------------
 
+@dataclass(frozen=True)
+class _StrategyPart:
+    """What the optimal strategy decides: the same for every rule set with the same
+    qualifier and raise sizes, whatever its pays, limits or name."""
+
+    decisions: Int64Array
+    main: WagerAnalysis
+    card: StrategyCard
+    strategy_map: tuple[StrategyRow, ...]
+
+
+_STRATEGY_FIELDS: Final = ("qualifier", "raise_multiples", "hand_size")
+_strategy_parts: StrategyMemo[_StrategyPart] = StrategyMemo()
+
+
+def _strategy_part(rules: FlushRules, progress: Progress | None) -> _StrategyPart:
+    def build() -> _StrategyPart:
+        cells = _cells(rules, progress)
+        optimal = optimal_decisions(rules)
+        main = _main_wager(cells, optimal,
+                           "Ante and Raise (optimal strategy), per unit of Ante")
+        card_strategy, card_lines = _threshold_card(rules, cells)
+        card_wager = _main_wager(cells, strategy_decisions(rules, card_strategy),
+                                 "strategy card")
+        card = StrategyCard(card_lines, card_wager.house_edge, main.house_edge)
+        return _StrategyPart(optimal, main, card,
+                             _strategy_map(cells, optimal, card_threshold(card_strategy)))
+
+    return _strategy_parts.get_or_build(fields_key(rules, _STRATEGY_FIELDS), build)
+
+
 def analyze(rules: FlushRules, progress: Progress | None = None) -> ParSheet:
     """The exact PAR sheet: main game under optimal play and both bonus wagers."""
-    cells = _cells(rules, progress)
-    optimal = optimal_decisions(rules)
-    main = _main_wager(cells, optimal, "Ante and Raise (optimal strategy), per unit of Ante")
-    card_strategy, card_lines = _threshold_card(rules, cells)
-    card_wager = _main_wager(cells, strategy_decisions(rules, card_strategy), "strategy card")
-    card = StrategyCard(card_lines, card_wager.house_edge, main.house_edge)
+    part = _strategy_part(rules, progress)
+    cells, optimal, main, card = _cells(rules, progress), part.decisions, part.main, part.card
     notes = [
         "Exact: every player hand (up to suit permutation) against all C(45,7) dealer hands.",
         "Optimal strategy breaks exact EV ties toward the larger wager.",
@@ -413,7 +451,7 @@ def analyze(rules: FlushRules, progress: Progress | None = None) -> ParSheet:
         wagers=(main, _bonus_wager(rules, cells, optimal, "flush"),
                 _bonus_wager(rules, cells, optimal, "straight_flush")),
         strategy_card=card,
-        strategy_map=_strategy_map(cells, optimal, card_threshold(card_strategy)),
+        strategy_map=part.strategy_map,
         notes=tuple(notes),
     )
 

@@ -42,6 +42,7 @@ the field.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from pathlib import Path
@@ -60,6 +61,7 @@ class StrategyError(ValueError):
     """A strategy file that does not validate; the message names the field."""
 
 
+@functools.lru_cache(maxsize=4096)
 def ranks_of(text: str) -> tuple[int, ...]:
     """Ranks written as ``"T86"``, ``"T-8-6"`` or ``"10 8 6"``, highest first.
 

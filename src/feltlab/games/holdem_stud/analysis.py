@@ -22,6 +22,7 @@ import math
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from functools import cache
+from typing import Final
 
 import numba as nb
 import numpy as np
@@ -30,6 +31,7 @@ import numpy.typing as npt
 from feltlab.core.cards import RANKS, Card, CardError, ensure_count, ensure_distinct, format_cards
 from feltlab.core.evaluators import PokerHand, ThreeCardHand
 from feltlab.core.kernels import three_card_hands
+from feltlab.core.memo import StrategyMemo, fields_key
 from feltlab.core.model import (
     Advice,
     OptionValue,
@@ -37,6 +39,7 @@ from feltlab.core.model import (
     ParSheet,
     Progress,
     StrategyCard,
+    StrategyRow,
     WagerAnalysis,
     name_splits,
 )
@@ -193,13 +196,17 @@ def _strategy_map(solution: Solution, outcome: Outcome) -> list[tuple[str, str, 
         rows[key] = rows.get(key, 0) + 1
     result = [(group, decision, Fraction(count, len(sets)))
               for (group, decision), count in sorted(rows.items())]
+    options = solution.shape.most + 1
     for level in range(1, solution.shape.streets):
         made = card_features(2 + level)["made"]
         deals = outcome.reach[level] * solution.shape.scale(level)
+        # deals by (made hand, bet), summed exactly in one pass
+        cell = made[:, None].astype(np.int64) * options + solution.choices[level]
+        by_cell = np.zeros(len(MADE_NAMES) * options, dtype=np.int64)
+        np.add.at(by_cell, cell.ravel(), deals.ravel())
         for category, name in enumerate(MADE_NAMES):
-            for bet in range(solution.shape.most + 1):
-                chosen = (made[:, None] == category) & (solution.choices[level] == bet)
-                count = int(deals[chosen].sum())
+            for bet in range(options):
+                count = int(by_cell[category * options + bet])
                 if count:
                     result.append((f"{STREET_LABELS[level]}: {name}", _decision_name(bet),
                                    Fraction(count, outcome.total)))
@@ -214,33 +221,47 @@ def card_strategy(rules: HoldemStudRules) -> StudStrategy:
     return derive_card(solution, outcome.reach, outcome.total)
 
 
+_STRATEGY_FIELDS: Final = ("pays", "max_street_multiple", "streets")
+_StrategyPart = tuple[WagerAnalysis, StrategyCard, tuple[StrategyRow, ...], int]
+_strategy_parts: StrategyMemo[_StrategyPart] = StrategyMemo()
+
+
+def _strategy_part(rules: HoldemStudRules, report: Progress, steps: int) -> _StrategyPart:
+    """The main game, strategy card, strategy map and deal count: what the pay table and
+    street bets decide (the same for any 3 Card Bonus, limits or name)."""
+    def build() -> _StrategyPart:
+        solution = solution_for(rules)
+        report(1, steps)
+        outcome = play_out(solution, solution.choices)
+        main = _main_wager(rules, outcome, "Ante and street bets (optimal strategy)")
+        report(2, steps)
+        card = derive_card(solution, outcome.reach, outcome.total)
+        card_wager = evaluate_strategy(rules, card)  # the card's exact return
+        report(3, steps)
+        strategy_card = StrategyCard(card_lines(card, rules.streets), card_wager.house_edge,
+                                     main.house_edge)
+        return (main, strategy_card, tuple(_strategy_map(solution, outcome)), outcome.total)
+
+    return _strategy_parts.get_or_build(fields_key(rules, _STRATEGY_FIELDS), build)
+
+
 def analyze(rules: HoldemStudRules, progress: Progress | None = None) -> ParSheet:
     """The exact PAR sheet: the main game under the optimal strategy, the 3 Card Bonus,
     the derived strategy card and the strategy map."""
     steps = 4
     report = progress or (lambda done, total: None)
     report(0, steps)
-    solution = solution_for(rules)
-    report(1, steps)
-    outcome = play_out(solution, solution.choices)
-    main = _main_wager(rules, outcome, "Ante and street bets (optimal strategy)")
-    report(2, steps)
-    card = derive_card(solution, outcome.reach, outcome.total)
-    card_wager = evaluate_strategy(rules, card)  # the card's exact return
-    report(3, steps)
-    strategy_card = StrategyCard(card_lines(card, rules.streets), card_wager.house_edge,
-                                 main.house_edge)
+    main, strategy_card, strategy_map, total = _strategy_part(rules, report, steps)
     notes = (
         "Main game counted over every ordered deal: C(52,2) player hands x 50 x 49 x 48 "
-        f"community cards in the order turned = {outcome.total:,}.",
+        f"community cards in the order turned = {total:,}.",
         "3 Card Bonus (when the rule set offers it) counted over the C(52,3) = 22,100 "
         "sets of community cards.",
         "Ante figures are per unit of Ante and count the Ante and every street bet; "
         "exact ties between options go to the larger bet.",
     )
     wagers = (main, bonus3_wager(rules)) if "bonus3" in rules.limits else (main,)
-    sheet = ParSheet(rules.id, rules.name, wagers, strategy_card,
-                     tuple(_strategy_map(solution, outcome)), notes)
+    sheet = ParSheet(rules.id, rules.name, wagers, strategy_card, strategy_map, notes)
     report(steps, steps)
     return sheet
 

@@ -277,7 +277,7 @@ class _Search:
         for bet in self.bets:
             delta = np.where(action < bet, self.totals[:, bet] - self.totals[rows, action], 0)
             gains = masks @ delta
-            ranked = gains - caution * (masks @ np.minimum(delta, 0))
+            ranked = gains - caution * (masks @ np.minimum(delta, 0)) if caution else gains
             pick = int(np.argmax(ranked))
             if ranked[pick] - self.penalty > best[0]:
                 best = (int(ranked[pick]) - self.penalty, int(gains[pick]) - self.penalty,
@@ -313,6 +313,27 @@ class _Search:
             score, rules = best_score, best
 
 
+@cache
+def _node_groups(level: int, width: int, low: int
+                 ) -> tuple[I64, I64, dict[str, npt.NDArray[np.int64]]]:
+    """The decision nodes of a street grouped by their card features and the bets made
+    (the same whatever the pays): each group's key, each node's group, each group's
+    features."""
+    features = card_features(2 + level)
+    codes = np.zeros_like(features["made"])
+    for name in CARD_FEATURES:
+        codes = codes * 16 + features[name]
+    codes2d = codes[:, None] * width + np.arange(width)
+    keys, inverse = np.unique(codes2d, return_inverse=True)
+    groups = inverse.reshape(codes2d.shape).astype(np.int64)
+    first_row = np.zeros(len(keys), dtype=np.int64)
+    first_row[groups.ravel()] = np.repeat(np.arange(groups.shape[0]), width)
+    group_features: dict[str, npt.NDArray[np.int64]] = {
+        name: features[name][first_row] for name in CARD_FEATURES}
+    group_features["bets"] = low - 1 + keys % width
+    return keys, groups, group_features
+
+
 def derive_card(solution: Solution, reach: tuple[I64, ...], total: int,
                 min_gain: float = 0.0005, max_rules: int = 6) -> StudStrategy:
     """A short points-style card fitted street by street to the exact option values
@@ -324,19 +345,8 @@ def derive_card(solution: Solution, reach: tuple[I64, ...], total: int,
     binom = binomials()
     streets: list[tuple[StudRule, ...]] = []
     for level in range(shape.streets):
-        features = card_features(2 + level)
         width = shape.width(level)
-        codes = np.zeros_like(features["made"])
-        for name in CARD_FEATURES:
-            codes = codes * 16 + features[name]
-        codes2d = codes[:, None] * width + np.arange(width)
-        keys, inverse = np.unique(codes2d, return_inverse=True)
-        groups = inverse.reshape(codes2d.shape).astype(np.int64)
-        first_row = np.zeros(len(keys), dtype=np.int64)
-        first_row[groups.ravel()] = np.repeat(np.arange(groups.shape[0]), width)
-        group_features: dict[str, npt.NDArray[np.int64]] = {
-            name: features[name][first_row] for name in CARD_FEATURES}
-        group_features["bets"] = shape.low(level) - 1 + keys % width
+        keys, groups, group_features = _node_groups(level, width, shape.low(level))
         if level == shape.last:
             totals = _group_totals_last(reach[level], shape.low(level), shape.scale(level),
                                         groups, len(keys), solution.final_sums, shape.most)

@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cache
-from typing import Literal
+from typing import Final, Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -35,6 +35,7 @@ from feltlab.core.cards import (
     ensure_distinct,
     format_cards,
 )
+from feltlab.core.memo import StrategyMemo, fields_key
 from feltlab.core.model import (
     Advice,
     OptionValue,
@@ -42,6 +43,7 @@ from feltlab.core.model import (
     ParSheet,
     Progress,
     StrategyCard,
+    StrategyRow,
     WagerAnalysis,
 )
 from feltlab.core.rules import (
@@ -289,23 +291,37 @@ def _strategy_map(rules: NineCardRules) -> list[tuple[str, str, Fraction]]:
             for (group, decision), count in sorted(shares.items())]
 
 
+_STRATEGY_FIELDS: Final = ("all9_win_at", "all9_push_at")
+_StrategyPart = tuple[WagerAnalysis, StrategyCard, tuple[StrategyRow, ...]]
+_strategy_parts: StrategyMemo[_StrategyPart] = StrategyMemo()
+
+
+def _strategy_part(rules: NineCardRules) -> _StrategyPart:
+    """All 9 under the optimal decision, the strategy card and the strategy map: what
+    the All 9 thresholds decide (the same for any bonus pays, limits or name)."""
+    def build() -> _StrategyPart:
+        plays = optimal_plays(rules)
+        main = _all9_wager(rules, lambda community: plays[community],
+                           "All 9 and Play (optimal strategy)")
+        _, card = strategy_card(rules, main)
+        return main, card, tuple(_strategy_map(rules))
+
+    return _strategy_parts.get_or_build(fields_key(rules, _STRATEGY_FIELDS), build)
+
+
 def analyze(rules: NineCardRules, progress: Progress | None = None) -> ParSheet:
     """The exact PAR sheet: All 9 with Play under the optimal decision, the three
     optional wagers, the strategy card and the strategy map."""
     report = progress or (lambda done, total: None)
     report(0, 2)
-    plays = optimal_plays(rules)
-    main = _all9_wager(rules, lambda community: plays[community],
-                       "All 9 and Play (optimal strategy)")
-    _, card = strategy_card(rules, main)
+    main, card, strategy_map = _strategy_part(rules)
     report(1, 2)
     notes = ("Every wager counted over the full deal: C(52,3) community x C(49,6) player "
              f"cards = {DEALS:,}; red analysed, black is the same by symmetry.",
              "All 9 figures are per unit of All 9 and include the Play wager; exact ties "
              "between fold and play go to play.")
     offered = tuple(wager for wager in bonus_wagers(rules) if wager.name in rules.limits)
-    sheet = ParSheet(rules.id, rules.name, (main, *offered), card,
-                     tuple(_strategy_map(rules)), notes)
+    sheet = ParSheet(rules.id, rules.name, (main, *offered), card, strategy_map, notes)
     report(2, 2)
     return sheet
 

@@ -1,6 +1,6 @@
 """Response models of the JSON the pages read beside the tables: rule cards, hands laid
-out, the trainers and the pay-table solver (see :mod:`feltlab.server.api.responses` for
-how the models describe the answers)."""
+out, the trainers, the pay-table solver and the variant designer (see
+:mod:`feltlab.server.api.responses` for how the models describe the answers)."""
 
 from __future__ import annotations
 
@@ -164,6 +164,8 @@ class SolvedRow(Answer):
     line: str
     was: str
     now: str
+    pays: int | str
+    """The line's new pays as the rule set writes them (a number, or ``push``)."""
     changed: bool
 
 
@@ -178,3 +180,119 @@ class Solution(Answer):
     scale: float | None
     exact: float | None
     rows: list[SolvedRow]
+
+
+# The variant designer ------------------------------------------------------------------
+
+class SheetLine(Answer):
+    label: str
+    net: float
+    count: int
+    probability: float
+    contribution: float
+
+
+class SheetWager(Answer):
+    name: str
+    title: str
+    house_edge: float
+    house_edge_exact: str
+    hit_frequency: float
+    std_dev: float
+    element_of_risk: float
+    """House edge per unit of everything wagered (raises and street bets included); a
+    side bet's is its house edge."""
+    total: int
+    lines: list[SheetLine]
+    rates: dict[str, float]
+    average_total_wager: float | None = None
+    """Wagers with decisions: the average total amount wagered per unit of the wager."""
+
+
+class SheetCard(Answer):
+    lines: list[str]
+    house_edge: float
+    optimal_house_edge: float
+    cost: float
+
+
+class SheetMapRow(Answer):
+    hands: str
+    decision: str
+    share: float
+
+
+class ParSheetAnswer(Answer):
+    rules: str
+    fingerprint: str
+    modified: bool
+    name: str
+    wagers: list[SheetWager]
+    notes: list[str]
+    strategy_card: SheetCard | None = None
+    strategy_map: list[SheetMapRow]
+
+
+class StrategyAnswer(Answer):
+    rules: str
+    fingerprint: str
+    strategy_card: SheetCard | None
+    strategy_map: list[SheetMapRow]
+
+
+class ProtectionCase(Answer):
+    case: str
+    colluders: int
+    dealer_seen: int
+    next_seen: int
+    player_edge: float
+    player_edge_exact: str | None = None
+    std_error: float
+    exact: bool
+    states: int
+    method: str
+    seconds: float
+
+
+class ProtectionLeak(Answer):
+    name: str
+    title: str
+    applies: bool
+    why: str
+
+
+class ProtectionAnswer(Answer):
+    rules: str
+    fingerprint: str
+    house_edge: float
+    deals: int
+    cases: list[ProtectionCase]
+    leaks: list[ProtectionLeak]
+
+
+class DesignBase(Answer):
+    id: str
+    name: str
+    game: str
+    fingerprint: str
+    toml: str
+    values: dict[str, Any]
+    rules_schema: dict[str, Any]
+    """The JSON schema of the family's rule-set model: the page builds its form from it."""
+    pay_tables: dict[str, str]
+
+
+class Warmth(Answer):
+    warm: bool
+    warming: list[str]
+    seconds: float
+
+
+class PublishedRules(Answer):
+    id: str
+    name: str
+    game: str
+    fingerprint: str
+    published_by: str
+    published_at: str
+    withdrawn_at: str | None

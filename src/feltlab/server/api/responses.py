@@ -213,6 +213,9 @@ class RoundView(Answer):
     balance_after: int | None = None
     payout_request: dict[str, Any] | None = None
     """The seat's round as a ``feltlab payout`` request (the game family's fields)."""
+    rules_toml: str | None = None
+    """Complete rounds of a published rule set: its whole TOML text, so that
+    ``feltlab verify`` checks the round offline."""
 
 
 class TableWithRound(Table):
@@ -237,6 +240,8 @@ class Recall(Answer):
     balance_before: int
     balance_after: int | None
     steps: list[RecallStep]
+    rules_toml: str | None = None
+    """A published rule set's whole TOML text (``feltlab verify`` needs no server)."""
 
 
 # --- the operator's console ---------------------------------------------------------------

@@ -9,7 +9,7 @@ from fastapi import APIRouter
 
 from feltlab.core.cards import CardError
 from feltlab.core.payout import RequestError
-from feltlab.core.rules import RulesError, builtin_ids
+from feltlab.core.rules import RulesError, builtin_ids, is_known
 from feltlab.core.settle import WagerError
 from feltlab.present import catalogue, display
 from feltlab.server.api.contract import refusals
@@ -25,8 +25,8 @@ BAD_INPUT = (ValueError, CardError, WagerError, RequestError, RulesError)
 
 
 def known_rules(rules_id: str) -> str:
-    """A built-in rule set's id; any other is not found."""
-    if rules_id not in builtin_ids():
+    """A built-in or published rule set's id; any other is not found."""
+    if not is_known(rules_id):
         raise NotFound(f"there is no built-in rule set {rules_id[:64]!r}; rule sets are "
                        f"{', '.join(builtin_ids())}")
     return rules_id
@@ -39,8 +39,9 @@ def refusal(error: Exception) -> Refused:
 
 @router.get("/rulecards", response_model=list[RuleCard])
 def rule_cards(caller: CallerDep) -> list[dict[str, Any]]:
-    """Every built-in rule set as the pages show it: wagers under the rules card's
-    names with limits and pay tables, decisions, deal order, dealing procedure."""
+    """Every rule set a table may open with (built-in, then published) as the pages show
+    it: wagers under the rules card's names with limits and pay tables, decisions, deal
+    order, dealing procedure."""
     return catalogue.rule_cards()
 
 

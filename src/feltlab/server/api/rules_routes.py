@@ -6,7 +6,7 @@ from typing import Any
 
 from fastapi import APIRouter
 
-from feltlab.core.rules import builtin_ids
+from feltlab.core.rules import is_known, open_ids
 from feltlab.server.api.contract import refusals
 from feltlab.server.api.responses import RulesDefinition, RulesSummary
 from feltlab.server.api.schemas import RulesPath
@@ -18,13 +18,14 @@ router = APIRouter(prefix="/api/v1", tags=["rules"])
 
 @router.get("/rules", response_model=list[RulesSummary])
 def list_rules() -> list[dict[str, Any]]:
-    """Every built-in rule set with its wagers and limits."""
-    return [rules_summary(rules_id) for rules_id in builtin_ids()]
+    """Every rule set a new table may use, with its wagers and limits: the built-in ones,
+    then those admins published (not withdrawn)."""
+    return [rules_summary(rules_id) for rules_id in open_ids()]
 
 
 @router.get("/rules/{rules_id}", response_model=RulesDefinition, responses=refusals(404))
 def get_rules(rules_id: RulesPath) -> dict[str, Any]:
     """One rule set in full (pay tables included), as its file defines it."""
-    if rules_id not in builtin_ids():
-        raise NotFound(f"there is no built-in rule set {rules_id[:64]!r}")
+    if not is_known(rules_id):
+        raise NotFound(f"there is no rule set {rules_id[:64]!r}")
     return rules_definition(rules_id)

@@ -184,3 +184,21 @@ RowId = Annotated[int, Path(ge=1, le=2**31 - 1)]
 
 RulesPath = Annotated[str, Path(max_length=64, pattern=RULES_ID_PATTERN)]
 """A rule set's id in a path."""
+
+RulesText = Annotated[str, StringConstraints(min_length=1, max_length=60_000)]
+"""A rule set as TOML text (the request body's limit bounds it first)."""
+
+
+class DesignRequest(Strict):
+    rules: RulesText
+
+
+class DesignProtectionRequest(DesignRequest):
+    colluders: Annotated[int, Field(ge=1, le=10)] = 2
+    deals: Annotated[int, Field(ge=1, le=20_000)] = 20_000
+
+
+class DesignSolveRequest(DesignRequest):
+    wager: SpotName
+    target: Annotated[str, StringConstraints(max_length=40)]
+    line: Annotated[str, StringConstraints(max_length=40)] | None = None

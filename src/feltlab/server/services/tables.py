@@ -9,7 +9,7 @@ from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
 
 from feltlab.analysis.figures import warm
-from feltlab.core.rules import Rules, RulesError, builtin_ids, load_rules
+from feltlab.core.rules import Rules, RulesError, load_rules, open_ids
 from feltlab.server.auth import Caller
 from feltlab.server.clock import now
 from feltlab.server.errors import NotFound, Refused, not_found
@@ -62,12 +62,14 @@ def seated(session: Session, table_id: int) -> list[tuple[int, str]]:
             session.connection().execute(_SEATED, {"table_id": table_id})]
 
 
-def builtin_rules(rules_id: str) -> Rules:
-    """The built-in rule set a table is opened with (its exact edges, which settlement
-    reads, start computing in the background now)."""
-    if rules_id not in builtin_ids():
-        raise NotFound(f"there is no built-in rule set {rules_id[:64]!r}; rule sets are "
-                       f"{', '.join(builtin_ids())}")
+def table_rules(rules_id: str) -> Rules:
+    """The rule set a table is opened with: a built-in one, or a published one not
+    withdrawn (through the registry); its exact edges, which settlement reads, start
+    computing in the background now."""
+    known = open_ids()
+    if rules_id not in known:
+        raise NotFound(f"there is no rule set {rules_id[:64]!r} open to new tables; rule "
+                       f"sets are {', '.join(known)}")
     try:
         rules = load_rules(rules_id)
     except RulesError as error:
@@ -79,7 +81,7 @@ def builtin_rules(rules_id: str) -> Rules:
 def open_private(found: Services, caller: Caller, rules_id: str, practice: bool
                  ) -> dict[str, Any]:
     """A private table against the house, ready at once (practice, or cash)."""
-    rules = builtin_rules(rules_id)
+    rules = table_rules(rules_id)
     with found.transaction() as session:
         table = GameTable(rules_id=rules.id, fingerprint=rules.fingerprint,
                           currency="practice" if practice else "cash", shared=False,
@@ -93,7 +95,7 @@ def open_private(found: Services, caller: Caller, rules_id: str, practice: bool
 def open_shared(found: Services, admin: Caller, rules_id: str, currency: str, name: str,
                 betting_seconds: int, decision_seconds: int) -> dict[str, Any]:
     """A shared table: players sit, bet in the betting window, decide in turn."""
-    rules = builtin_rules(rules_id)
+    rules = table_rules(rules_id)
     with found.transaction() as session:
         table = GameTable(rules_id=rules.id, fingerprint=rules.fingerprint,
                           currency=currency, shared=True, owner_id=None, status="open",

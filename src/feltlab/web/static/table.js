@@ -662,7 +662,8 @@ async function start() {
   const me = await header(table.currency);
   state.username = me ? me.username : "";
   state.table = table;
-  state.card = ruleCard(table.rules);
+  // a published rule set is not among the cards inlined in the page: ask for its card
+  state.card = ruleCard(table.rules) || await api("GET", `/rulecards/${encodeURIComponent(table.rules)}`);
   document.title = `feltlab: ${table.name}`;
   document.getElementById("game-title").textContent = table.name;
   document.getElementById("felt-note").textContent = state.card.max_aggregate_payout

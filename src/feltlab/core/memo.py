@@ -1,0 +1,73 @@
+"""A small in-process memo for the part of an exact analysis that the optimal strategy
+decides, so that an edit which leaves the strategy alone (a bonus pay table, a limit, the
+name) re-computes only the cheap rest: the variant designer answers such edits in tens of
+milliseconds.
+
+The memo is keyed by the rule-set fields that part reads (:func:`fields_key`), so two rule
+sets that agree on them share one entry; it keeps the most recently used entries only.
+
+>>> memo: StrategyMemo[int] = StrategyMemo(2)
+>>> memo.get_or_build("a", lambda: 1), memo.get_or_build("a", lambda: 2)
+(1, 1)
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Iterable
+from typing import Generic, TypeVar
+
+from feltlab.core.rules import Rules
+
+T = TypeVar("T")
+
+
+def fields_key(rules: Rules, fields: Iterable[str]) -> str:
+    """The named fields of ``rules`` as canonical JSON: equal exactly when those fields are.
+
+    >>> from feltlab.core.rules import load_rules
+    >>> fields_key(load_rules("nh-flush-poker"), ["qualifier"])
+    '{"qualifier":{"min_high_card":"9","min_length":3}}'
+    """
+    chosen = rules.model_dump(mode="json", include=set(fields))
+    return json.dumps(chosen, sort_keys=True, separators=(",", ":"))
+
+
+class StrategyMemo(Generic[T]):
+    """Values built from a key, the ``size`` most recently used kept. Thread-safe: one
+    build at a time, so a second thread asking for a key being built waits and shares it
+    (the server's warming and a first request ask for the same)."""
+
+    def __init__(self, size: int = 32) -> None:
+        self.size = size
+        self._entries: OrderedDict[str, T] = OrderedDict()
+        self._lock = threading.Lock()
+        self._building = threading.Lock()
+
+    def _get(self, key: str) -> tuple[bool, T | None]:
+        with self._lock:
+            if key in self._entries:
+                self._entries.move_to_end(key)
+                return True, self._entries[key]
+        return False, None
+
+    def get_or_build(self, key: str, build: Callable[[], T]) -> T:
+        found, value = self._get(key)
+        if found:
+            return value  # type: ignore[return-value]
+        with self._building:
+            found, value = self._get(key)
+            if found:
+                return value  # type: ignore[return-value]
+            built = build()
+            with self._lock:
+                self._entries[key] = built
+                while len(self._entries) > self.size:
+                    self._entries.popitem(last=False)
+            return built
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()

@@ -1,0 +1,112 @@
+"""Rule sets published by admins: stored once and never changed (a change is a new id),
+audit-logged, listed and dealt like the built-in ones, and withdrawable from new tables.
+
+The registry (:mod:`feltlab.core.registry`) reads them through :class:`DatabaseRuleSets`,
+so every part of feltlab that loads a rule set by id (the engine, the rounds, the views)
+finds a published one without knowing where it came from.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import select
+
+from feltlab.core import registry
+from feltlab.core.rules import RulesError, parse_rules
+from feltlab.server.auth import Caller
+from feltlab.server.clock import aware, now
+from feltlab.server.errors import Conflict, Refused, not_found
+from feltlab.server.models import PublishedRuleSet
+from feltlab.server.services import audit
+from feltlab.server.services.context import Services
+
+
+class DatabaseRuleSets:
+    """The registry's source of published rule sets: this worker's database."""
+
+    def __init__(self, found: Services) -> None:
+        self.found = found
+
+    def text(self, rules_id: str) -> str | None:
+        with self.found.read() as session:
+            stored = session.get(PublishedRuleSet, rules_id)
+            return None if stored is None else stored.toml
+
+    def open_ids(self) -> list[str]:
+        with self.found.read() as session:
+            return list(session.scalars(
+                select(PublishedRuleSet.id).where(PublishedRuleSet.withdrawn_at.is_(None))
+                .order_by(PublishedRuleSet.id)))
+
+
+def install(found: Services) -> None:
+    """Make this worker's published rule sets known to the registry."""
+    registry.set_published_source(DatabaseRuleSets(found))
+
+
+@dataclass(frozen=True)
+class Published:
+    """A publication's answer, and whether it stored something new (201) or found the
+    same rule set already there (200)."""
+
+    entry: dict[str, Any]
+    created: bool
+
+
+def publish(found: Services, admin: Caller, text: str) -> Published:
+    """Store a new rule set under its own id. The same content again answers the stored
+    entry; an id that is taken (a built-in, or published with other content) is a
+    conflict; a rule set that does not validate is refused naming the field."""
+    try:
+        rules = parse_rules(text, "rules")
+    except (RulesError, ValueError) as error:
+        raise Refused(str(error)) from None
+    if rules.id in registry.builtin_ids():
+        raise Conflict(f"the id {rules.id!r} is a built-in rule set's; give the design an id "
+                       "of its own")
+    with found.transaction() as session:
+        stored = session.get(PublishedRuleSet, rules.id, with_for_update=True)
+        if stored is not None:
+            if stored.fingerprint == rules.fingerprint:
+                return Published(entry_json(stored), created=False)
+            raise Conflict(f"the id {rules.id!r} is taken by a published rule set with other "
+                           "content; a published rule set never changes: give it a new id")
+        stored = PublishedRuleSet(id=rules.id, name=rules.name, game=rules.game,
+                                  fingerprint=rules.fingerprint, toml=text,
+                                  published_by=admin.username, published_at=now())
+        session.add(stored)
+        session.flush()
+        audit.record(session, admin.username, "ruleset_published", rules=rules.id,
+                     fingerprint=rules.fingerprint, game=rules.game)
+        return Published(entry_json(stored), created=True)
+
+
+def withdraw(found: Services, admin: Caller, rules_id: str) -> dict[str, Any]:
+    """Stop new tables from using a published rule set (its rounds still settle and
+    verify; tables already open keep it)."""
+    with found.transaction() as session:
+        stored = session.get(PublishedRuleSet, rules_id[:64], with_for_update=True)
+        if stored is None:
+            raise not_found(f"published rule set {rules_id[:64]!r}")
+        if stored.withdrawn_at is None:
+            stored.withdrawn_at = now()
+            audit.record(session, admin.username, "ruleset_withdrawn", rules=stored.id,
+                         fingerprint=stored.fingerprint)
+        return entry_json(stored)
+
+
+def list_published(found: Services) -> list[dict[str, Any]]:
+    """Every published rule set, withdrawn ones included, in id order."""
+    with found.read() as session:
+        return [entry_json(stored) for stored in
+                session.scalars(select(PublishedRuleSet).order_by(PublishedRuleSet.id))]
+
+
+def entry_json(stored: PublishedRuleSet) -> dict[str, Any]:
+    withdrawn = stored.withdrawn_at
+    return {"id": stored.id, "name": stored.name, "game": stored.game,
+            "fingerprint": stored.fingerprint, "published_by": stored.published_by,
+            "published_at": aware(stored.published_at).isoformat(),
+            "withdrawn_at": None if withdrawn is None else aware(withdrawn).isoformat()}

@@ -65,6 +65,11 @@ CASES: list[tuple[list[str], str]] = [
     (["serve", "--database", "nonsense://x"], "database"),
     (["verify", "/no/such/round.json"], "/no/such/round.json"),
     (["simulate", *HCF, "--no-such-flag"], "--no-such-flag"),
+    (["report", "nosuch"], "players, tables, days, rules"),
+    (["report", "players", "--from", "2026-13-01"], "--from"),
+    (["report", "days", "--currency", "gold"], "currency"),
+    (["report", "rules", "--from", "2026-05-01", "--to", "2026-04-01"], "2026-04-01"),
+    (["db", "backfill", "--database", "nonsense://x"], "database"),
 ]
 
 

@@ -15,6 +15,7 @@ from fastapi.testclient import TestClient
 
 from feltlab.server.services.accounts import create_admin
 from server.cli_helpers import run_cli
+from web.axe import assert_axe_clean
 from web.conftest import Server, Watch
 
 _names = itertools.count(1)
@@ -96,6 +97,7 @@ def test_console_shows_the_pit(server: Server, desktop: Any, watch: Watch,
     assert "format=csv" in (csv_link.get_attribute("href") or "")
     assert page.locator("h1").count() == 1
     page.screenshot(path=str(artifacts / "admin-console.png"), full_page=True)
+    assert_axe_clean(page, "admin-console", artifacts)
 
     # a player, found and locked by keyboard alone, then unlocked
     page.get_by_label("Find a player by name").focus()
@@ -114,6 +116,7 @@ def test_console_shows_the_pit(server: Server, desktop: Any, watch: Watch,
                            timeout=TIMEOUT)
     assert "account_locked" in page.locator("#audit-table").text_content()
     page.screenshot(path=str(artifacts / "admin-console-player.png"), full_page=True)
+    assert_axe_clean(page, "admin-console-player", artifacts)
     page.get_by_label("Reason for locking or unlocking").fill("cleared")
     page.get_by_role("button", name="Unlock").click()
     page.wait_for_function("() => document.getElementById('lock-button').textContent === 'Lock'",
@@ -122,7 +125,7 @@ def test_console_shows_the_pit(server: Server, desktop: Any, watch: Watch,
     page.goto(server.base + "/admin")
     page.wait_for_selector("#console:not([hidden])", timeout=TIMEOUT)
     page.keyboard.press("Tab")
-    assert page.evaluate("document.activeElement.textContent") == "Skip to content"
+    assert page.evaluate("document.activeElement.textContent") == "Skip to the main content"
     page.close()
 
 

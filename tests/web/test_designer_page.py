@@ -17,6 +17,7 @@ from feltlab.core.rules import load_rules
 from feltlab.server.auth import AuthSettings, password_hasher
 from feltlab.server.services.accounts import create_account
 from feltlab.server.services.database import make_engine, session_factory, transaction
+from web.axe import assert_axe_clean
 from web.conftest import Server, Watch
 from web.test_browser import TIMEOUT, button, check_balance, first, play_round, shot, sign_up
 
@@ -75,6 +76,7 @@ def test_an_edit_changes_the_shown_edge(server: Server, desktop: Any, artifacts:
     change = page.locator('#designer-sheet tr[data-wager="flush"] td.change').text_content()
     assert change is not None and change.startswith("−")  # better pays: a lower edge
     shot(page, artifacts, "designer-flush-pays-edited")
+    assert_axe_clean(page, "designer", artifacts)
     # typing fast: the last value wins, whatever order the answers come in
     for value in ("20", "2", "11"):
         pays.fill(value)
@@ -115,12 +117,14 @@ def test_designer_from_the_keyboard_and_other_bases(server: Server, desktop: Any
     assert page.locator("#protection-result table").count() == 1, page.locator(
         "#protection-result").text_content()
     shot(page, artifacts, "designer-solve-protection")
+    assert_axe_clean(page, "designer-solve-protection", artifacts)
 
 
 def test_designer_on_a_phone(server: Server, phone: Any, artifacts: Path) -> None:
     page = phone.new_page()
     open_designer(page, server)
     shot(page, artifacts, "phone-designer")
+    assert_axe_clean(page, "phone-designer", artifacts)
     page.locator("#sheet-title").scroll_into_view_if_needed()
     page.screenshot(path=str(artifacts / "phone-designer-sheet-screen.png"))
     wide: int = page.evaluate("document.documentElement.scrollWidth")

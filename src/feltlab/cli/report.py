@@ -75,10 +75,15 @@ def register(app: typer.Typer) -> None:
 
         if as_json and as_csv:
             raise _fail("--json and --csv: choose one")
-        engine = _engine(_database(database))
-        try:
+        if grouping not in reports.GROUPINGS:
+            raise _fail(f"a report groups by one of {', '.join(reports.GROUPINGS)}")
+        try:  # every flag checked before the database is opened (or created)
             span = reports.Span(reports.parse_day(start, "--from"),
                                 reports.parse_day(end, "--to"), currency)
+        except DomainError as error:
+            raise _fail(error.detail) from None
+        engine = _engine(_database(database))
+        try:
             with engine.begin() as connection:
                 reports.sum_ended_days(connection, span.currency, now().date())
             with engine.connect() as connection:

@@ -38,14 +38,22 @@ def token_of(request: Request) -> tuple[str, bool]:
     raise Unauthorized("sign in first: send 'Authorization: Bearer TOKEN'")
 
 
-def current_caller(request: Request,
-                   found: Annotated[Services, Depends(services)]) -> Caller:
+def checked_token(request: Request) -> str:
+    """The caller's token, its CSRF header checked when it came from the cookie of a
+    request that changes something; the token itself is checked later (a money request
+    reads it in its own transaction)."""
     token, from_cookie = token_of(request)
     if from_cookie and request.method not in SAFE_METHODS:
         sent = request.headers.get(CSRF_HEADER, "")
         if not hmac.compare_digest(sent.encode("utf-8", "replace"),
                                    csrf_for(token).encode()):
             raise Forbidden(f"the {CSRF_HEADER} header is missing or wrong")
+    return token
+
+
+def current_caller(request: Request,
+                   found: Annotated[Services, Depends(services)]) -> Caller:
+    token = checked_token(request)
     endpoint = request.scope.get("endpoint")
     return authenticated(found, token, record_use=not getattr(endpoint, "moves_money", False))
 

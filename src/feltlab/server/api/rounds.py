@@ -6,7 +6,7 @@ from typing import Any
 
 from fastapi import APIRouter, Request
 
-from feltlab.server.api.deps import CallerDep, ServicesDep, moves_money
+from feltlab.server.api.deps import CallerDep, ServicesDep, checked_token
 from feltlab.server.api.money import EncodedJSON, in_writer_thread, money_request
 from feltlab.server.api.responses import Recall, RoundView
 from feltlab.server.api.schemas import ActionRequest, RowId
@@ -23,13 +23,13 @@ def get_round(round_id: RowId, caller: CallerDep, found: ServicesDep) -> Encoded
 
 
 @router.post("/rounds/{round_id}/actions", response_model=RoundView)
-@moves_money
-async def act(round_id: RowId, body: ActionRequest, caller: CallerDep, found: ServicesDep,
+async def act(round_id: RowId, body: ActionRequest, found: ServicesDep,
               request: Request) -> EncodedJSON:
-    """The caller's decision; a raise, play or bet is debited here."""
+    """The caller's decision; a raise, play or bet is debited here. The caller's token is
+    read in the decision's own transaction."""
     decision = body.model_dump()
-    return await in_writer_thread(found, play.decide, found, caller, round_id, decision,
-                                  money_request(request, decision))
+    return await in_writer_thread(found, play.decide, found, checked_token(request),
+                                  round_id, decision, money_request(request, decision))
 
 
 @router.get("/rounds/{round_id}/recall", response_model=Recall,

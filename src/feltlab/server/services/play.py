@@ -1,10 +1,11 @@
 """Playing at a table: a bet (a private table deals at once, a shared one takes it into
 its betting window) and a decision, each a money request that answers the round as the
-caller sees it and shows the table's watchers its new state."""
+caller sees it and shows the table's watchers its new state. Each is one transaction
+with the caller's token read inside it (:mod:`feltlab.server.services.private_rounds`);
+a shared table's work in it is the ORM path here."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
@@ -12,32 +13,19 @@ from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
 
 from feltlab.server.auth import Caller
-from feltlab.server.errors import Conflict, not_found
+from feltlab.server.errors import Conflict
 from feltlab.server.models import GameTable, Round, TableSeat, User, table_of
-from feltlab.server.services import rounds
-from feltlab.server.services.accounts import record_refused_use
+from feltlab.server.services import private_rounds, rounds
+from feltlab.server.services.accounts import authenticated, record_refused_use
 from feltlab.server.services.context import Services
-from feltlab.server.services.idempotency import (
-    Answer,
-    MoneyRequest,
-    run_money_request,
-    stored_answer,
-)
+from feltlab.server.services.idempotency import Answer, MoneyRequest, stored_answer
+from feltlab.server.services.private_rounds import Wagers
 from feltlab.server.services.round_log import LoadedRound, load_round, lock_for, unfinished_round
 from feltlab.server.services.round_reads import round_view, state_of
 from feltlab.server.services.tables import lock_table
 from feltlab.server.views import Fresh
 
-
-@dataclass(frozen=True)
-class Wagers:
-    """A bet as the caller places it: wager amounts by name, the colour where the game
-    has one, and the client seed (checked already; "" for none)."""
-
-    wagers: dict[str, int]
-    colour: str | None
-    client_seed: str
-
+__all__ = ["Wagers", "bet", "count_if_complete", "decide", "refuse_if_betting_closed"]
 
 # built once, and in Core where no object is needed: these run on every bet
 _SEATS, _TABLES, _ROUNDS = table_of(TableSeat), table_of(GameTable), table_of(Round)
@@ -68,42 +56,47 @@ def refuse_if_betting_closed(found: Services, table_id: int, caller: Caller,
         raise Conflict(f"betting is closed: round {current.id} is being played")
 
 
-def bet(found: Services, caller: Caller, table_id: int, placed: Wagers,
+def bet(found: Services, token: str, table_id: int, placed: Wagers,
         request: MoneyRequest) -> Answer:
-    """Bet at the table (the wagers are debited here), then show its watchers."""
+    """Bet at the table (the wagers are debited here), then show its watchers. A shared
+    table whose round is being played refuses with a read only, before the writer."""
+    if shared_table(found, table_id):
+        caller = authenticated(found, token, record_use=False)
+        refuse_if_betting_closed(found, table_id, caller, request.key)
     fresh: list[Fresh] = []
 
-    def work(session: Session) -> tuple[int, Any]:
+    def at_shared(session: Session, caller: Caller) -> tuple[int, Any]:
         fresh.clear()
         table = lock_table(session, table_id)
-        if table is None or (not table.shared and table.owner_id != caller.user_id):
-            raise not_found(f"table {table_id}")
+        assert table is not None
         if table.status != "open":
             raise Conflict(f"table {table_id} is closed")
         seen = found.hub.stamp(table_id)  # the table is locked: nobody changes it now
         user = session.scalars(_USER, {"user_id": caller.user_id}).one()
-        if table.shared:
-            loaded = _bet_at_shared(session, table, user, placed)
-        else:
-            loaded = _deal_private(session, table, user, placed)
-            count_if_complete(found, loaded)
+        loaded = _bet_at_shared(session, table, user, placed)
         fresh.append(Fresh(seen, state_of(session, table, loaded)))
         return 201, round_view(session, loaded, caller.user_id)
 
-    answer = run_money_request(found, caller, request, work)
-    found.publish(table_id, fresh[-1] if fresh else None)
+    answer = private_rounds.bet(found, token, table_id, placed, request, at_shared)
+    if fresh:
+        found.publish(table_id, fresh[-1])
     return answer
 
 
-def _deal_private(session: Session, table: GameTable, user: User, placed: Wagers
-                  ) -> LoadedRound:
-    current = unfinished_round(session, table.id)
-    if current is not None:
-        raise Conflict(f"round {current} at this table is not finished")
-    loaded = rounds.open_round(session, table, placed.client_seed)
-    rounds.place_wagers(session, loaded, user, 1, placed.wagers, placed.colour)
-    rounds.deal(session, loaded)
-    return loaded
+_TABLE_KIND = select(_TABLES.c.shared).where(_TABLES.c.id == bindparam("table_id"))
+
+
+def shared_table(found: Services, table_id: int) -> bool:
+    """Whether the table is shared (kept per worker: a table never changes kind)."""
+    known = found.shared_tables.get(table_id)
+    if known is None:
+        with found.read() as session:
+            known = session.connection().execute(_TABLE_KIND, {"table_id": table_id}
+                                                 ).scalar()
+        if known is None:
+            return False
+        found.shared_tables[table_id] = bool(known)
+    return bool(known)
 
 
 def _bet_at_shared(session: Session, table: GameTable, user: User, placed: Wagers
@@ -131,23 +124,23 @@ def _bet_at_shared(session: Session, table: GameTable, user: User, placed: Wager
     return loaded
 
 
-def decide(found: Services, caller: Caller, round_id: int, decision: dict[str, Any],
+def decide(found: Services, token: str, round_id: int, decision: dict[str, Any],
            request: MoneyRequest) -> Answer:
     """The caller's decision (a raise, play or bet is debited here), then show the
     table's watchers."""
     fresh: list[Fresh] = []
 
-    def work(session: Session) -> tuple[int, Any]:
+    def at_shared(session: Session, caller: Caller) -> tuple[int, Any]:
         fresh.clear()
         table, loaded = lock_for(session, round_id, caller.user_id)
         seen = found.hub.stamp(table.id)  # the table is locked: nobody changes it now
-        timer = timedelta(seconds=table.decision_seconds) if table.shared else None
+        timer = timedelta(seconds=table.decision_seconds)
         rounds.act(session, loaded, caller.user_id, decision, timer)
         count_if_complete(found, loaded)
         fresh.append(Fresh(seen, state_of(session, table, loaded)))
         return 200, round_view(session, loaded, caller.user_id)
 
-    answer = run_money_request(found, caller, request, work)
+    answer, _ = private_rounds.decide(found, token, round_id, decision, request, at_shared)
     for changed in fresh:
         found.publish(changed.state.view["id"], changed)
     return answer
@@ -155,5 +148,4 @@ def decide(found: Services, caller: Caller, round_id: int, decision: dict[str, A
 
 def count_if_complete(found: Services, loaded: LoadedRound) -> None:
     """Count a round that has just completed in the metrics."""
-    if loaded.record.phase == "complete":
-        found.metrics.round_completed(loaded.rules.id, rounds.staked(loaded))
+    private_rounds.rounds_done(found, loaded)

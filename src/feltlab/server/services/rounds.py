@@ -43,7 +43,7 @@ from feltlab.server.fairness import (
 from feltlab.server.models import GameTable, Round, RoundSeat, User
 from feltlab.server.services import ledger
 from feltlab.server.services.limits import check_may_play
-from feltlab.server.services.round_log import LoadedRound, append, cached_deck
+from feltlab.server.services.round_log import EMPTY_LOG, LoadedRound, append, cached_deck
 
 
 def rules_for(rules_id: str, fingerprint: str) -> Rules:
@@ -79,7 +79,8 @@ def open_round(session: Session, table: GameTable, client_seed: str,
     record = Round(table_id=table.id, rules_id=rules.id, fingerprint=rules.fingerprint,
                    currency=table.currency, server_seed=seed, commitment=commitment(seed),
                    client_seed=client_seed, phase=Phase.WAGERS.value, created_at=now(),
-                   deadline=None if phase_deadline is None else now() + phase_deadline)
+                   deadline=None if phase_deadline is None else now() + phase_deadline,
+                   log=EMPTY_LOG)
     session.add(record)
     session.flush()
     state = HandState(rules, deck_from_seed(seed, client_seed))
@@ -167,6 +168,16 @@ def action_for(seat: int, body: dict[str, Any]) -> Action:
 def act(session: Session, loaded: LoadedRound, user_id: int, body: dict[str, Any],
         decision: timedelta | None = None) -> None:
     """The caller's decision: checked by the engine, its stake debited, the round run on."""
+    seat, action, stake = checked_decision(loaded, user_id, body)
+    _stake(session, loaded, seat, stake, body["action"])
+    append(session, loaded, action)
+    advance(session, loaded, decision)
+
+
+def checked_decision(loaded: LoadedRound, user_id: int, body: dict[str, Any]
+                     ) -> tuple[RoundSeat, Action, int]:
+    """The caller's seat, the decision as an engine action and its stake, once the
+    round, the turn and the rules allow it (nothing changes here)."""
     seat = loaded.seat_of(user_id)
     if seat is None:
         raise not_found(f"round {loaded.record.id}")
@@ -181,17 +192,25 @@ def act(session: Session, loaded: LoadedRound, user_id: int, body: dict[str, Any
         state.verify(action)
     except ActionError as error:
         raise Refused(str(error)) from None
-    _stake(session, loaded, seat, state.stake_of(action), body["action"])
-    append(session, loaded, action)
-    advance(session, loaded, decision)
+    return seat, action, state.stake_of(action)
+
+
+def dealer_step(state: HandState) -> Action | None:
+    """The dealer's next action (a reveal, then the settlement), or None when a player
+    must decide or the round is complete."""
+    if state.phase is Phase.REVEAL:
+        return Reveal()
+    if state.phase is Phase.SETTLE:
+        return Settle()
+    return None
 
 
 def advance(session: Session, loaded: LoadedRound, decision: timedelta | None = None) -> None:
     """Run the dealer's part (reveals, settlement) until a player must decide or the round
     is complete; set the decision timer of a shared table."""
     state = loaded.state
-    while state.phase in (Phase.REVEAL, Phase.SETTLE):
-        append(session, loaded, Reveal() if state.phase is Phase.REVEAL else Settle())
+    while (step := dealer_step(state)) is not None:
+        append(session, loaded, step)
     loaded.record.phase = state.phase.value
     loaded.record.deadline = (now() + decision if decision is not None
                               and state.phase is Phase.DECISIONS else None)

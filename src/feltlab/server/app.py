@@ -26,7 +26,7 @@ from feltlab.server.api import (
 )
 from feltlab.server.auth import AuthSettings
 from feltlab.server.handlers import add_error_handlers
-from feltlab.server.middleware import BodyLimit, RequestLog
+from feltlab.server.middleware import Gate
 from feltlab.server.services.context import Services, open_services
 from feltlab.server.services.database import database_reachable
 from feltlab.server.timers import Ticker
@@ -61,8 +61,7 @@ def create_app(database_url: str, auth_settings: AuthSettings | None = None,
         app.include_router(router)
     _add_operations(app, found)
     add_error_handlers(app)
-    app.add_middleware(RequestLog, metrics=found.metrics)
-    app.add_middleware(BodyLimit)  # outermost: refuses before anything reads the body
+    app.add_middleware(Gate, metrics=found.metrics)  # refuses before anything reads a body
     return app
 
 

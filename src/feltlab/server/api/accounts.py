@@ -11,9 +11,10 @@ from feltlab.server.api.money import EncodedJSON, encoded, money_request
 from feltlab.server.api.responses import AccountCreated, LoggedIn, Me, Message, RoundView
 from feltlab.server.api.schemas import Credentials, LimitsRequest
 from feltlab.server.auth import COOKIE_NAME, CSRF_COOKIE, csrf_for
+from feltlab.server.middleware import StrictJSONRoute
 from feltlab.server.services import accounts, round_reads, wallets
 
-router = APIRouter(prefix="/api/v1", tags=["accounts"])
+router = APIRouter(prefix="/api/v1", tags=["accounts"], route_class=StrictJSONRoute)
 
 
 @router.post("/accounts", status_code=201, response_model=AccountCreated)

@@ -11,9 +11,10 @@ from feltlab.server.api.money import EncodedJSON, encoded, money_request
 from feltlab.server.api.responses import AuditLog, CashAdjusted, Table
 from feltlab.server.api.schemas import AdjustRequest, RowId, SharedTableRequest
 from feltlab.server.errors import Refused
+from feltlab.server.middleware import StrictJSONRoute
 from feltlab.server.services import audit, tables, wallets
 
-router = APIRouter(prefix="/api/v1/admin", tags=["admin"])
+router = APIRouter(prefix="/api/v1/admin", tags=["admin"], route_class=StrictJSONRoute)
 
 
 @router.post("/cash", response_model=CashAdjusted)

@@ -51,6 +51,12 @@ def checked_token(request: Request) -> str:
     return token
 
 
+async def money_token(request: Request) -> str:
+    """:func:`checked_token` as a dependency run in the event loop (no thread): a money
+    request with no token is refused before its body is read."""
+    return checked_token(request)
+
+
 def current_caller(request: Request,
                    found: Annotated[Services, Depends(services)]) -> Caller:
     token = checked_token(request)
@@ -74,3 +80,4 @@ def admin_caller(caller: Annotated[Caller, Depends(current_caller)]) -> Caller:
 CallerDep = Annotated[Caller, Depends(current_caller)]
 AdminDep = Annotated[Caller, Depends(admin_caller)]
 ServicesDep = Annotated[Services, Depends(services)]
+TokenDep = Annotated[str, Depends(money_token)]

@@ -15,12 +15,13 @@ from feltlab.server.api.schemas import RowId
 from feltlab.server.auth import COOKIE_NAME, Caller
 from feltlab.server.errors import DomainError, Forbidden, Unauthorized, not_found
 from feltlab.server.handlers import status_of
+from feltlab.server.middleware import StrictJSONRoute
 from feltlab.server.services.accounts import authenticated
 from feltlab.server.services.context import Services
 from feltlab.server.services.round_reads import live_state
 from feltlab.server.views import TableState, watcher_view
 
-router = APIRouter(prefix="/api/v1", tags=["live"])
+router = APIRouter(prefix="/api/v1", tags=["live"], route_class=StrictJSONRoute)
 POLL_SECONDS = 5.0
 """Also look this often whether the table moved unannounced (a safety net)."""
 

@@ -7,16 +7,17 @@ from typing import Any
 
 from fastapi import APIRouter, Request
 
-from feltlab.server.api.deps import CallerDep, ServicesDep, checked_token
+from feltlab.server.api.deps import CallerDep, ServicesDep, TokenDep
 from feltlab.server.api.money import EncodedJSON, in_writer_thread, money_request
 from feltlab.server.api.responses import RoundView, Table, TableWithRound
 from feltlab.server.api.schemas import RoundRequest, RowId, SeatRequest, TableRequest
 from feltlab.server.errors import Refused
 from feltlab.server.fairness import FairnessError, check_client_seed
+from feltlab.server.middleware import StrictJSONRoute
 from feltlab.server.services import play, round_reads, seats, tables
 from feltlab.server.services.idempotency import encode
 
-router = APIRouter(prefix="/api/v1", tags=["tables"])
+router = APIRouter(prefix="/api/v1", tags=["tables"], route_class=StrictJSONRoute)
 
 
 @router.post("/tables", status_code=201, response_model=Table,
@@ -54,12 +55,11 @@ def leave_seat(table_id: RowId, caller: CallerDep, found: ServicesDep) -> dict[s
 
 
 @router.post("/tables/{table_id}/rounds", status_code=201, response_model=RoundView)
-async def start_round(table_id: RowId, body: RoundRequest, found: ServicesDep,
-                      request: Request) -> EncodedJSON:
+async def start_round(table_id: RowId, body: RoundRequest, token: TokenDep,
+                      found: ServicesDep, request: Request) -> EncodedJSON:
     """Bet: a practice table deals at once; a shared table takes the wagers into its open
     betting window. The wagers are debited here, and the caller's token is read in the
     bet's own transaction."""
-    token = checked_token(request)
     try:
         client_seed = check_client_seed(body.client_seed or "")
     except FairnessError as error:

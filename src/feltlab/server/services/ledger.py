@@ -188,7 +188,9 @@ _ROUND_MONEY = (
     .returning(_WALLETS.c.id, _WALLETS.c.house, _WALLETS.c.balance))
 """A stake and a payout between a player and the house in one guarded statement: the
 player's row is changed only if it holds the stake, so no balance is read first."""
-_NEW_TRANSACTIONS = insert(_TRANSACTIONS).returning(_TRANSACTIONS.c.id, _TRANSACTIONS.c.kind)
+_NEW_TRANSACTIONS = insert(_TRANSACTIONS).returning(_TRANSACTIONS.c.id, _TRANSACTIONS.c.kind,
+                                                     sort_by_parameter_order=True)
+"""Several rows in one statement from one compiled form (an executemany with RETURNING)."""
 
 
 def house_wallet_id(connection: Connection, name: str, known: dict[str, int]) -> int:
@@ -245,7 +247,7 @@ def move_round_money(connection: Connection, user_id: int, currency: str, house_
         kinds.append({"kind": "settle", "round_id": round_id, "memo": f"{memo}: settlement",
                       "created_at": moment})
     ids = dict((kind, record_id) for record_id, kind in
-               connection.execute(_NEW_TRANSACTIONS.values(kinds)))
+               connection.execute(_NEW_TRANSACTIONS, kinds))
     entries = []
     if stake:
         entries += [{"transaction_id": ids["stake"], "wallet_id": player, "amount": -stake,

@@ -159,6 +159,13 @@ def drive_feltlab(base: str, requests: int, pid: int, url: str | None
                 (backend_cpu("", pg) - database) / served)
 
 
+def fresh_database(postgres: ThrowawayPostgres | None, kind: str, folder: Path, name: str
+                   ) -> str:
+    if postgres is not None and kind == "postgresql":
+        return postgres.new_database()
+    return f"sqlite:///{folder / f'{name}.sqlite3'}"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--database", choices=["sqlite", "postgresql", "both"],
@@ -178,18 +185,13 @@ def main() -> None:
             floor_db: list[float] = []
             ours_db: list[float] = []
             for repeat in range(args.repeats):
-                def url_for(name: str, run: int = repeat) -> str:
-                    if postgres is not None and kind == "postgresql":
-                        return postgres.new_database()
-                    return f"sqlite:///{folder / f'{name}-{run}.sqlite3'}"
-
-                url = url_for("floor")
+                url = fresh_database(postgres, kind, folder, f"floor-{repeat}")
                 with floor_server(args.floor, url, folder / "floor.log") as (base, pid):
                     server, database = drive_floor(base, args.requests, pid,
                                                    url if kind == "postgresql" else None)
                 floor_ms.append(server * 1000)
                 floor_db.append(database * 1000)
-                url = url_for("feltlab")
+                url = fresh_database(postgres, kind, folder, f"feltlab-{repeat}")
                 live = LiveServer(url, folder / "feltlab.log", workers=1)
                 live.start()
                 try:

@@ -6,8 +6,9 @@ takes its biggest raise in turn (8 money requests and 4 reads a round). Private 
 player at a practice table bets, then raises or folds (every other round), the
 sequential client the floor is measured with (``../shared/bench/server_floor.py``).
 Prints CPU and statements a round, and statements per bet and per decision (every
-statement the server runs for the request, on any connection; NOTIFY, which PostgreSQL
-workers send after the commit so that other workers' watchers hear, counted apart).
+statement the server runs for the request, on any connection, BEGIN aside; a NOTIFY
+sent as a statement of its own, after the commit, to tell other PostgreSQL workers'
+watchers, is counted apart).
 
     python benchmarks/bench_round_cpu.py [--mode shared|private|both]
         [--database sqlite|postgresql|both] [--rounds 40]
@@ -45,9 +46,9 @@ class Statements:
             event.listen(engine, "before_cursor_execute", self.count)
 
     def count(self, connection: Any, cursor: Any, statement: str, *_: object) -> None:
-        if "pg_notify" in statement:
-            self.notify += 1
-        else:
+        if statement.startswith("SELECT pg_notify"):
+            self.notify += 1  # a NOTIFY of its own, after the commit
+        elif not statement.startswith("BEGIN"):  # transaction control, as COMMIT is
             self.run += 1
 
     def since(self, mark: tuple[int, int]) -> tuple[int, int]:
@@ -139,8 +140,8 @@ def measure(url: str, make: Callable[[TestClient], Table], rounds: int) -> str:
     return (f"{cpu * 1000:.1f} ms of CPU and {counted.run / rounds:.0f} SQL statements a "
             f"round (test client included); statements per bet {per['bet'][0]:.1f} (at most "
             f"{per['bet'][1]}), per decision {per['decision'][0]:.1f} (at most "
-            f"{per['decision'][1]}); NOTIFY per bet {per['bet'][2]:.1f}, per decision "
-            f"{per['decision'][2]:.1f}")
+            f"{per['decision'][1]}); NOTIFY statements of their own per bet "
+            f"{per['bet'][2]:.1f}, per decision {per['decision'][2]:.1f}")
 
 
 def main() -> None:

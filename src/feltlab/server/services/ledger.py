@@ -120,6 +120,8 @@ _NEW_TRANSACTION = insert(table_of(LedgerTransaction)).returning(
 _SET_BALANCE = (update(table_of(Wallet)).where(table_of(Wallet).c.id == bindparam("wallet_id"))
                 .values(balance=bindparam("new_balance")))
 _NEW_ENTRY = insert(table_of(LedgerEntry))
+_NEW_ENTRIES = _NEW_ENTRY.returning(table_of(LedgerEntry).c.id)
+"""Several entries in one statement (RETURNING makes an executemany one INSERT)."""
 
 
 def transfer(session: Session, source: str, destination: str, amount: int, kind: str,
@@ -188,9 +190,9 @@ _ROUND_MONEY = (
     .returning(_WALLETS.c.id, _WALLETS.c.house, _WALLETS.c.balance))
 """A stake and a payout between a player and the house in one guarded statement: the
 player's row is changed only if it holds the stake, so no balance is read first."""
-_NEW_TRANSACTIONS = insert(_TRANSACTIONS).returning(_TRANSACTIONS.c.id, _TRANSACTIONS.c.kind,
-                                                     sort_by_parameter_order=True)
-"""Several rows in one statement from one compiled form (an executemany with RETURNING)."""
+_NEW_TRANSACTIONS = insert(_TRANSACTIONS).returning(_TRANSACTIONS.c.id, _TRANSACTIONS.c.kind)
+"""Several rows in one statement from one compiled form (an executemany with RETURNING;
+the rows come back in any order, told apart by their kind)."""
 
 
 def house_wallet_id(connection: Connection, name: str, known: dict[str, int]) -> int:
@@ -259,7 +261,7 @@ def move_round_money(connection: Connection, user_id: int, currency: str, house_
                      "balance_after": house_after},
                     {"transaction_id": ids["settle"], "wallet_id": player, "amount": payout,
                      "balance_after": player_after}]
-    connection.execute(_NEW_ENTRY, entries)
+    connection.execute(_NEW_ENTRIES, entries)
     return int(player_after)
 
 

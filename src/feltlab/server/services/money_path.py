@@ -10,6 +10,7 @@ key) gets the first answer and moves no money twice.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import Connection, Row, and_, bindparam, select
@@ -24,6 +25,7 @@ from feltlab.server.clock import now
 from feltlab.server.errors import Conflict, DomainError, Refused
 from feltlab.server.models import AuthToken, IdempotencyKey, User, table_of
 from feltlab.server.services.accounts import caller_of, check_token, record_refused_use, touch
+from feltlab.server.services.changes import notify_at_commit
 from feltlab.server.services.context import Services
 from feltlab.server.services.database import connection_dropped, write_connection
 from feltlab.server.services.idempotency import (
@@ -48,11 +50,24 @@ def callers() -> Join:
         _KEYS, and_(_KEYS.c.user_id == _USERS.c.id, _KEYS.c.key == bindparam("key")))
 
 
-def first_read(*columns: Any, joined: Callable[[Join], Join]) -> Select[Any]:
+@dataclass(frozen=True)
+class FirstRead:
+    """A money request's first statement, as run on each database: on PostgreSQL it
+    also NOTIFYs the other workers of the table's change, delivered at the commit."""
+
+    sqlite: Select[Any]
+    postgresql: Select[Any]
+
+
+def first_read(*columns: Any, joined: Callable[[Join], Join], table_id: Any,
+               locked: Any) -> FirstRead:
     """A money request's first statement: the caller, their stored answer, and the
-    request's own ``columns`` from the tables ``joined`` adds."""
-    return (select(*CALLER_COLUMNS, *columns).select_from(joined(callers()))
-            .where(_TOKENS.c.token_hash == bindparam("digest")))
+    request's own ``columns`` from the tables ``joined`` adds (the row of ``locked``
+    locked for the transaction; ``table_id`` the changed table's id column)."""
+    plain = (select(*CALLER_COLUMNS, *columns).select_from(joined(callers()))
+             .where(_TOKENS.c.token_hash == bindparam("digest")))
+    return FirstRead(plain.with_for_update(of=locked),
+                     plain.add_columns(notify_at_commit(table_id)).with_for_update(of=locked))
 
 
 def user_of(row: Row[Any]) -> User:
@@ -73,7 +88,7 @@ class _KeyRace(Exception):
     """Another request with the same key committed first: roll back, answer as it did."""
 
 
-def run(found: Services, token: str, request: MoneyRequest, query: Select[Any],
+def run(found: Services, token: str, request: MoneyRequest, query: FirstRead,
         params: dict[str, Any], work: Work, missing: Callable[[], DomainError]) -> Answer:
     """Run ``work`` on the first row of ``query`` in one transaction, or give back the
     stored answer to a retry. No row: the token is refused, or ``missing()`` is raised.
@@ -97,13 +112,16 @@ def run(found: Services, token: str, request: MoneyRequest, query: Select[Any],
     raise Conflict("another request with this Idempotency-Key is still running")
 
 
-def _once(found: Services, token: str, request: MoneyRequest, query: Select[Any],
+def _once(found: Services, token: str, request: MoneyRequest, query: FirstRead,
           params: dict[str, Any], work: Work, missing: Callable[[], DomainError]) -> Answer:
     caller: Caller | None = None
     try:
         with write_connection(found.engine) as connection:
-            row = connection.execute(query, {**params, "digest": token_digest(token),
-                                             "key": request.key}).first()
+            statement = (query.postgresql if connection.dialect.name == "postgresql"
+                         else query.sqlite)
+            row = connection.execute(statement, {
+                **params, "digest": token_digest(token), "key": request.key,
+                "origin": found.origin}).first()
             if row is None:
                 check_token(connection, token, found.auth)
                 raise missing()

@@ -78,8 +78,8 @@ def bet(found: Services, token: str, table_id: int, placed: Wagers,
         return 201, round_view(session, loaded, caller.user_id)
 
     answer = private_rounds.bet(found, token, table_id, placed, request, at_shared)
-    if fresh:
-        found.publish(table_id, fresh[-1])
+    if fresh:  # the transaction sent NOTIFY (private_rounds' first read)
+        found.publish(table_id, fresh[-1], notified=True)
     return answer
 
 
@@ -141,8 +141,8 @@ def decide(found: Services, token: str, round_id: int, decision: dict[str, Any],
         return 200, round_view(session, loaded, caller.user_id)
 
     answer, _ = private_rounds.decide(found, token, round_id, decision, request, at_shared)
-    for changed in fresh:
-        found.publish(changed.state.view["id"], changed)
+    for changed in fresh:  # the transaction sent NOTIFY (private_rounds' first read)
+        found.publish(changed.state.view["id"], changed, notified=True)
     return answer
 
 

@@ -77,14 +77,14 @@ def _in_round(joined: Join) -> Join:
 
 
 # the table's row is locked first, as on every path that changes a round (no cycles)
-_BET_READ = money_path.first_read(*_TABLE_COLUMNS, _UNFINISHED,
-                                  joined=_at_table).with_for_update(of=_TABLES)
+_BET_READ = money_path.first_read(*_TABLE_COLUMNS, _UNFINISHED, joined=_at_table,
+                                  table_id=_TABLES.c.id, locked=_TABLES)
 _ACT_READ = money_path.first_read(*_TABLE_COLUMNS, *_ROUND_COLUMNS, *_SEAT_COLUMNS,
-                                  _WALLETS.c.balance.label("balance"),
-                                  joined=_in_round).with_for_update(of=_TABLES)
+                                  _WALLETS.c.balance.label("balance"), joined=_in_round,
+                                  table_id=_TABLES.c.id, locked=_TABLES)
 _NEW_ROUND = insert(_ROUNDS).returning(_ROUNDS.c.id)
 _NEW_SEAT = insert(_SEATS)
-_NEW_EVENTS = insert(_EVENTS)
+_NEW_EVENTS = insert(_EVENTS).returning(_EVENTS.c.id)  # one statement for all rows
 _SEAT_FIGURES = (update(_SEATS).where(_SEATS.c.id == bindparam("seat_id"))
                  .values(staked=bindparam("new_staked"), total=bindparam("new_total"),
                          balance_after=bindparam("new_balance_after")))
@@ -147,7 +147,7 @@ def bet(found: Services, token: str, table_id: int, placed: Wagers, request: Mon
     answer = money_path.run(found, token, request, _BET_READ, {"table_id": table_id}, work,
                             lambda: not_found(f"table {table_id}"))
     if fresh:
-        found.publish(table_id, fresh[-1])
+        found.publish(table_id, fresh[-1], notified=True)
     return answer
 
 
@@ -215,7 +215,7 @@ def decide(found: Services, token: str, round_id: int, decision: dict[str, Any],
     if not fresh:
         return answer, None
     table_id = fresh[-1].state.view["id"]
-    found.publish(table_id, fresh[-1])
+    found.publish(table_id, fresh[-1], notified=True)
     return answer, table_id
 
 

@@ -176,8 +176,11 @@ def open_round_of(session: Session, user_id: int, currency: str) -> int | None:
         Round.phase != Phase.COMPLETE.value))
 
 
-def recent_rounds(session: Session, user_id: int, limit: int) -> list[int]:
-    """Ids of the caller's latest rounds, newest first."""
-    return list(session.scalars(
-        select(RoundSeat.round_id).where(RoundSeat.user_id == user_id)
-        .order_by(RoundSeat.round_id.desc()).limit(limit)))
+def recent_rounds(session: Session, user_id: int, limit: int, before: int | None = None
+                  ) -> list[int]:
+    """Ids of the caller's latest rounds, newest first; with ``before``, only those with a
+    smaller id (a cursor: the last id of the page before)."""
+    query = select(RoundSeat.round_id).where(RoundSeat.user_id == user_id)
+    if before is not None:
+        query = query.where(RoundSeat.round_id < before)
+    return list(session.scalars(query.order_by(RoundSeat.round_id.desc()).limit(limit)))

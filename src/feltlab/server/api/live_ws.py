@@ -5,8 +5,6 @@ answers) whenever it changes."""
 from __future__ import annotations
 
 import asyncio
-import json
-from typing import Any
 
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from starlette.concurrency import run_in_threadpool
@@ -19,7 +17,7 @@ from feltlab.server.middleware import StrictJSONRoute
 from feltlab.server.services.accounts import authenticated
 from feltlab.server.services.context import Services
 from feltlab.server.services.round_reads import live_state
-from feltlab.server.views import TableState, watcher_view
+from feltlab.server.views import TableState, watcher_text
 
 router = APIRouter(prefix="/api/v1", tags=["live"], route_class=StrictJSONRoute)
 POLL_SECONDS = 5.0
@@ -61,12 +59,13 @@ async def _table_state(found: Services, table_id: int) -> TableState:
         return state
 
 
-def _view(state: TableState, table_id: int, caller: Caller) -> dict[str, Any]:
+def _view(state: TableState, table_id: int, caller: Caller) -> str:
     """What ``GET /api/v1/tables/{id}`` answers this caller (the table's current round or,
-    between rounds, its last one), from the shared state without a database read."""
+    between rounds, its last one), from the shared state without a database read, as
+    JSON encoded once for every watcher who sees the same."""
     if not state.shared and state.owner_id != caller.user_id:
         raise not_found(f"table {table_id}")
-    return watcher_view(state, caller.user_id)
+    return watcher_text(state, caller.user_id)
 
 
 async def _recheck(found: Services, table_id: int) -> None:
@@ -95,7 +94,7 @@ async def live(websocket: WebSocket, table_id: RowId) -> None:
         await websocket.close(code=4000 + status_of(error), reason=error.detail[:120])
         return
     await websocket.accept()
-    last = json.dumps(first)
+    last = first
     await websocket.send_text(last)
     try:
         while True:
@@ -106,7 +105,7 @@ async def live(websocket: WebSocket, table_id: RowId) -> None:
             except TimeoutError:  # nothing announced: look whether another host moved it
                 await _recheck(found, table_id)
                 continue
-            text = json.dumps(_view(await _table_state(found, table_id), table_id, caller))
+            text = _view(await _table_state(found, table_id), table_id, caller)
             if text != last:
                 await websocket.send_text(text)
                 last = text

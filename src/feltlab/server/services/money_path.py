@@ -42,6 +42,7 @@ CALLER_COLUMNS = (_TOKENS.c.id, _TOKENS.c.revoked, _TOKENS.c.last_used_at,
                   _USERS.c.excluded_until, _USERS.c.daily_loss_limit,
                   _KEYS.c.request_hash, _KEYS.c.status_code, _KEYS.c.body)
 """What the first statement of every money request reads before the request's own rows."""
+TOKEN_HASH = _TOKENS.c.token_hash
 
 
 def callers() -> Join:
@@ -72,8 +73,8 @@ def first_read(*columns: Any, joined: Callable[[Join], Join], table_id: Any,
 
 def user_of(row: Row[Any]) -> User:
     """The caller's account as the limits need it (not attached to a session)."""
-    return User(id=row.user_id, excluded_until=row.excluded_until,
-                daily_loss_limit=row.daily_loss_limit)
+    return User(id=row.user_id, username=row.username, role=row.role,
+                excluded_until=row.excluded_until, daily_loss_limit=row.daily_loss_limit)
 
 
 Work = Callable[[Connection, Caller, Row[Any]], tuple[int, Any]]

@@ -12,17 +12,16 @@ from typing import Any
 from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
 
-from feltlab.server.auth import Caller
-from feltlab.server.errors import Conflict
+from feltlab.server.auth import Caller, token_digest
+from feltlab.server.errors import Conflict, Unauthorized
 from feltlab.server.models import GameTable, Round, TableSeat, User, table_of
-from feltlab.server.services import private_rounds, rounds
-from feltlab.server.services.accounts import authenticated, record_refused_use
+from feltlab.server.services import money_path, private_rounds, rounds
+from feltlab.server.services.accounts import caller_of, record_refused_use
 from feltlab.server.services.context import Services
-from feltlab.server.services.idempotency import Answer, MoneyRequest, stored_answer
+from feltlab.server.services.idempotency import Answer, MoneyRequest
 from feltlab.server.services.private_rounds import Wagers
-from feltlab.server.services.round_log import LoadedRound, load_round, lock_for, unfinished_round
+from feltlab.server.services.round_log import LoadedRound, load_round, unfinished_round
 from feltlab.server.services.round_reads import round_view, state_of
-from feltlab.server.services.tables import lock_table
 from feltlab.server.views import Fresh
 
 __all__ = ["Wagers", "bet", "count_if_complete", "decide", "refuse_if_betting_closed"]
@@ -32,28 +31,37 @@ _SEATS, _TABLES, _ROUNDS = table_of(TableSeat), table_of(GameTable), table_of(Ro
 _SEAT_OF = select(_SEATS.c.seat).where(_SEATS.c.table_id == bindparam("table_id"),
                                        _SEATS.c.user_id == bindparam("user_id"))
 _SEATED_USERS = select(_SEATS.c.user_id).where(_SEATS.c.table_id == bindparam("table_id"))
-_USER = select(User).where(User.id == bindparam("user_id"))
+_USERS = table_of(User)
 _ROUND_IN_PLAY = (select(_ROUNDS.c.id).join(_TABLES, _TABLES.c.id == _ROUNDS.c.table_id)
                   .join(_SEATS, _SEATS.c.table_id == _ROUNDS.c.table_id)
                   .where(_ROUNDS.c.table_id == bindparam("table_id"),
                          _TABLES.c.shared.is_(True), _TABLES.c.status == "open",
-                         _SEATS.c.user_id == bindparam("user_id"),
-                         _ROUNDS.c.phase.not_in(["wagers", "complete"])))
+                         _SEATS.c.user_id == _USERS.c.id,
+                         _ROUNDS.c.phase.not_in(["wagers", "complete"]))
+                  .limit(1).scalar_subquery().label("in_play"))
+_BETTING_CLOSED = (select(*money_path.CALLER_COLUMNS, _ROUND_IN_PLAY)
+                   .select_from(money_path.callers())
+                   .where(bindparam("digest") == money_path.TOKEN_HASH))
+"""The caller, their stored answer and the shared table's round being played, if any."""
 
 
-def refuse_if_betting_closed(found: Services, table_id: int, caller: Caller,
-                             key: str | None) -> None:
-    """Refuse, with a read only, a bet at a shared table whose round is being played: the
-    same refusal the write transaction would give, without queueing for the writer. A
-    retry of a request already answered goes on to get its first answer."""
+def refuse_if_betting_closed(found: Services, token: str, table_id: int,
+                             request: MoneyRequest) -> None:
+    """Refuse, with one read, a bet at a shared table whose round is being played: the
+    same refusal the write transaction would give, without queueing for the writer (the
+    token is checked here as well). A retry of a request already answered goes on to
+    get its first answer."""
     with found.read() as session:
-        if key is not None and stored_answer(session, caller.user_id, key) is not None:
-            return
-        current = session.connection().execute(_ROUND_IN_PLAY, {
-            "table_id": table_id, "user_id": caller.user_id}).first()
-    if current is not None:
+        row = session.connection().execute(_BETTING_CLOSED, {
+            "digest": token_digest(token), "key": request.key, "table_id": table_id}
+        ).first()
+    if row is None:
+        raise Unauthorized("sign in first: the token is missing or unknown")
+    caller = caller_of(row[0], row.revoked, row.last_used_at, row.user_id, row.username,
+                       row.role, found.auth)
+    if row.request_hash is None and row.in_play is not None:
         record_refused_use(found, caller)
-        raise Conflict(f"betting is closed: round {current.id} is being played")
+        raise Conflict(f"betting is closed: round {row.in_play} is being played")
 
 
 def bet(found: Services, token: str, table_id: int, placed: Wagers,
@@ -61,18 +69,15 @@ def bet(found: Services, token: str, table_id: int, placed: Wagers,
     """Bet at the table (the wagers are debited here), then show its watchers. A shared
     table whose round is being played refuses with a read only, before the writer."""
     if shared_table(found, table_id):
-        caller = authenticated(found, token, record_use=False)
-        refuse_if_betting_closed(found, table_id, caller, request.key)
+        refuse_if_betting_closed(found, token, table_id, request)
     fresh: list[Fresh] = []
 
-    def at_shared(session: Session, caller: Caller) -> tuple[int, Any]:
+    def at_shared(session: Session, caller: Caller, table: GameTable, user: User
+                  ) -> tuple[int, Any]:
         fresh.clear()
-        table = lock_table(session, table_id)
-        assert table is not None
         if table.status != "open":
             raise Conflict(f"table {table_id} is closed")
         seen = found.hub.stamp(table_id)  # the table is locked: nobody changes it now
-        user = session.scalars(_USER, {"user_id": caller.user_id}).one()
         loaded = _bet_at_shared(session, table, user, placed)
         fresh.append(Fresh(seen, state_of(session, table, loaded)))
         return 201, round_view(session, loaded, caller.user_id)
@@ -130,9 +135,10 @@ def decide(found: Services, token: str, round_id: int, decision: dict[str, Any],
     table's watchers."""
     fresh: list[Fresh] = []
 
-    def at_shared(session: Session, caller: Caller) -> tuple[int, Any]:
-        fresh.clear()
-        table, loaded = lock_for(session, round_id, caller.user_id)
+    def at_shared(session: Session, caller: Caller, table: GameTable, user: User
+                  ) -> tuple[int, Any]:
+        fresh.clear()  # the first read locked the table and found the caller's seat
+        loaded = load_round(session, round_id, lock=True)
         seen = found.hub.stamp(table.id)  # the table is locked: nobody changes it now
         timer = timedelta(seconds=table.decision_seconds)
         rounds.act(session, loaded, caller.user_id, decision, timer)

@@ -92,8 +92,9 @@ _ROUND_MOVED = (update(_ROUNDS).where(_ROUNDS.c.id == bindparam("round_id_"))
                 .values(phase=bindparam("new_phase"), log=bindparam("new_log"),
                         completed_at=bindparam("new_completed_at")))
 
-SharedWork = Callable[[Session, Caller], tuple[int, Any]]
-"""A shared table's work in the same transaction (the ORM path, on this connection)."""
+SharedWork = Callable[[Session, Caller, GameTable, User], tuple[int, Any]]
+"""A shared table's work in the same transaction (the ORM path, on this connection), given
+the table (locked) and the caller's account as the first read found them."""
 
 
 @dataclass(frozen=True)
@@ -107,14 +108,15 @@ class Wagers:
 
 
 def _table(row: Row[Any]) -> GameTable:
+    """The table as the first read found it (not attached to a session)."""
     return GameTable(**{name: getattr(row, f"t_{name}") for name in _TABLE_NAMES})
 
 
-def _in_session(connection: Connection, caller: Caller, shared: SharedWork
+def _in_session(connection: Connection, caller: Caller, row: Row[Any], shared: SharedWork
                 ) -> tuple[int, Any]:
     """A shared table's request: the ORM path, in this transaction."""
     with Session(bind=connection, expire_on_commit=False) as session:
-        answer = shared(session, caller)
+        answer = shared(session, caller, _table(row), money_path.user_of(row))
         session.flush()
     return answer
 
@@ -131,7 +133,7 @@ def bet(found: Services, token: str, table_id: int, placed: Wagers, request: Mon
         fresh.clear()
         table = _table(row)
         if table.shared:
-            return _in_session(connection, caller, shared)
+            return _in_session(connection, caller, row, shared)
         if table.owner_id != caller.user_id:
             raise not_found(f"table {table_id}")
         if table.status != "open":
@@ -202,7 +204,7 @@ def decide(found: Services, token: str, round_id: int, decision: dict[str, Any],
         fresh.clear()
         table = _table(row)
         if table.shared:
-            return _in_session(connection, caller, shared)
+            return _in_session(connection, caller, row, shared)
         seen = found.hub.stamp(table.id)  # the table is locked: nobody changes it now
         loaded = _loaded(connection, row)
         _decide(found, connection, row, loaded, caller, decision)

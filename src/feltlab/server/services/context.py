@@ -45,7 +45,6 @@ class Services:
     # one builder of a table's live state at a time, per (event loop, table)
     live_locks: dict[tuple[int, int], asyncio.Lock] = field(default_factory=dict)
     rechecked: dict[int, float] = field(default_factory=dict)  # last safety-net re-read
-    house_wallets: dict[str, int] = field(default_factory=dict)  # ids by name, never change
     shared_tables: dict[int, bool] = field(default_factory=dict)  # a table's kind, by id
     _writers: dict[int, anyio.CapacityLimiter] = field(default_factory=dict)
 

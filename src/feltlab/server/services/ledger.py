@@ -195,15 +195,20 @@ _NEW_TRANSACTIONS = insert(_TRANSACTIONS).returning(_TRANSACTIONS.c.id, _TRANSAC
 the rows come back in any order, told apart by their kind)."""
 
 
-def house_wallet_id(connection: Connection, name: str, known: dict[str, int]) -> int:
-    """The id of house wallet ``name`` (created on first use); ``known`` keeps the ids of
-    committed wallets (a wallet's id never changes), so this is usually no query."""
-    found = known.get(name)
+_HOUSE_IDS: dict[tuple[str, str], int] = {}
+"""House wallet ids by database and name, kept by each worker: a wallet's id never
+changes, so the money path looks none up."""
+
+
+def house_wallet_id(connection: Connection, name: str) -> int:
+    """The id of house wallet ``name`` (created on first use); usually no query."""
+    key = (str(connection.engine.url), name)
+    found = _HOUSE_IDS.get(key)
     if found is not None:
         return found
     wallet_id = connection.execute(_WALLET_ID, {"name": name}).scalar()
-    if wallet_id is not None:
-        known[name] = wallet_id
+    if wallet_id is not None:  # committed: kept
+        _HOUSE_IDS[key] = wallet_id
         return int(wallet_id)
     module = postgresql if connection.dialect.name == "postgresql" else sqlite
     connection.execute(module.insert(_WALLETS).values(
@@ -211,6 +216,15 @@ def house_wallet_id(connection: Connection, name: str, known: dict[str, int]) ->
     ).on_conflict_do_nothing(index_elements=["name"]))
     return int(connection.execute(_WALLET_ID, {"name": name}).scalar_one())  # not kept:
     # this transaction may yet roll back
+
+
+_PLAYER_BALANCE = select(_WALLETS.c.balance).where(_WALLETS.c.name == bindparam("name"))
+
+
+def player_balance(connection: Connection, user_id: int, currency: str) -> int:
+    """A player's balance, read in Core (no wallet object, no lock)."""
+    return int(connection.execute(_PLAYER_BALANCE, {"name": wallet_name(user_id, currency)}
+                                  ).scalar_one())
 
 
 @dataclass(frozen=True)

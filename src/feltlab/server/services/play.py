@@ -141,7 +141,7 @@ def decide(found: Services, token: str, round_id: int, decision: dict[str, Any],
         loaded = load_round(session, round_id, lock=True)
         seen = found.hub.stamp(table.id)  # the table is locked: nobody changes it now
         timer = timedelta(seconds=table.decision_seconds)
-        rounds.act(session, loaded, caller.user_id, decision, timer)
+        rounds.act(session, loaded, user, decision, timer)
         count_if_complete(found, loaded)
         fresh.append(Fresh(seen, state_of(session, table, loaded)))
         return 200, round_view(session, loaded, caller.user_id)

@@ -175,8 +175,8 @@ def _deal(found: Services, connection: Connection, caller: Caller, row: Row[Any]
                      client_seed=placed.client_seed)
     loaded = LoadedRound(record, [seat], rules, state, len(texts))
     payout = _settle(loaded)
-    moved = _move(found, connection, loaded, ledger.RoundMoney(stake, payout, "wagers"))
-    after = _balance(connection, caller.user_id, table.currency) if moved is None else moved
+    after = rounds.move_seat_money(connection, loaded, seat,
+                                   ledger.RoundMoney(stake, payout, "wagers"))
     seat.balance_before = after - payout + stake
     if state.phase is Phase.COMPLETE:
         seat.balance_after = after
@@ -255,10 +255,12 @@ def _decide(found: Services, connection: Connection, row: Row[Any], loaded: Load
     if state.phase is Phase.COMPLETE:
         record.completed_at = moment
     payout = _settle(loaded)
-    after = _move(found, connection, loaded, ledger.RoundMoney(stake, payout,
-                                                               decision["action"]))
+    money = ledger.RoundMoney(stake, payout, decision["action"])
     if state.phase is Phase.COMPLETE:
-        seat.balance_after = row.balance if after is None else after
+        seat.balance_after = (rounds.move_seat_money(connection, loaded, seat, money)
+                              if stake or payout else row.balance)
+    elif stake:
+        rounds.move_seat_money(connection, loaded, seat, money)
     _append(connection, record.id, loaded.events, texts, moment)
     loaded.events += len(texts)
     if stake or state.phase is Phase.COMPLETE:
@@ -296,30 +298,6 @@ def _settle(loaded: LoadedRound) -> int:
         seat.total = settlement.total
         payout += seat.staked + settlement.total
     return payout
-
-
-def _move(found: Services, connection: Connection, loaded: LoadedRound,
-          money: ledger.RoundMoney) -> int | None:
-    """Move the request's money; refuses a stake the balance does not cover."""
-    record, seat = loaded.record, loaded.seats[0]
-    if not money.stake and not money.payout:
-        return None
-    house = ledger.house_wallet_id(
-        connection, ledger.house_name(record.currency, ledger.house_shard(record.table_id)),
-        found.house_wallets)
-    after = ledger.move_round_money(connection, seat.user_id, record.currency, house, money,
-                                    record.id, f"round {record.id} seat {seat.seat}")
-    if after is None:
-        have = _balance(connection, seat.user_id, record.currency)
-        raise Conflict(f"the {record.currency} balance of {have} is less than the "
-                       f"{money.stake} this needs")
-    return after
-
-
-def _balance(connection: Connection, user_id: int, currency: str) -> int:
-    """A player's balance (only where no money moved, or a stake was refused)."""
-    return int(connection.execute(select(_WALLETS.c.balance).where(
-        _WALLETS.c.name == ledger.wallet_name(user_id, currency))).scalar_one())
 
 
 def _append(connection: Connection, round_id: int, first: int, texts: list[str],

@@ -13,6 +13,7 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
+from sqlalchemy import Connection
 from sqlalchemy.orm import Session
 
 from feltlab.core.engine import (
@@ -103,14 +104,14 @@ def place_wagers(session: Session, loaded: LoadedRound, user: User, seat: int,
             trial.apply(action)
         except ActionError as error:
             raise Refused(str(error)) from None
-    before = ledger.balance(session, user.id, loaded.record.currency, lock=True,
-                            shard=ledger.house_shard(loaded.record.table_id))
-    round_seat = RoundSeat(round_id=loaded.record.id, seat=seat, user_id=user.id, staked=0,
-                           balance_before=before, client_seed=client_seed)
+    round_seat = RoundSeat(round_id=loaded.record.id, seat=seat, user_id=user.id,
+                           staked=stake, client_seed=client_seed)
+    after = move_seat_money(session.connection(), loaded, round_seat,
+                            ledger.RoundMoney(stake, 0, "wagers"))
+    round_seat.balance_before = after + stake
     session.add(round_seat)
     session.flush()
     loaded.seats.append(round_seat)
-    _stake(session, loaded, round_seat, stake, "wagers")
     for action in actions:
         append(session, loaded, action)
     return round_seat
@@ -118,10 +119,29 @@ def place_wagers(session: Session, loaded: LoadedRound, user: User, seat: int,
 
 def _stake(session: Session, loaded: LoadedRound, seat: RoundSeat, amount: int,
            memo: str) -> None:
-    ledger.stake(session, seat.user_id, loaded.record.currency, amount, loaded.record.id,
-                 f"round {loaded.record.id} seat {seat.seat}: {memo}",
-                 ledger.house_shard(loaded.record.table_id))
+    if amount:
+        move_seat_money(session.connection(), loaded, seat,
+                        ledger.RoundMoney(amount, 0, memo))
     seat.staked += amount
+
+
+def move_seat_money(connection: Connection, loaded: LoadedRound, seat: RoundSeat,
+                    money: ledger.RoundMoney) -> int:
+    """Move a seat's stake and payout with the house's wallet for the round's table (see
+    :func:`feltlab.server.services.ledger.move_round_money`); refuses a stake its balance
+    does not cover. Answers the player's balance afterwards."""
+    record = loaded.record
+    if not money.stake and not money.payout:
+        return ledger.player_balance(connection, seat.user_id, record.currency)
+    house = ledger.house_wallet_id(connection, ledger.house_name(
+        record.currency, ledger.house_shard(record.table_id)))
+    after = ledger.move_round_money(connection, seat.user_id, record.currency, house, money,
+                                    record.id, f"round {record.id} seat {seat.seat}")
+    if after is None:
+        have = ledger.player_balance(connection, seat.user_id, record.currency)
+        raise Conflict(f"the {record.currency} balance of {have} is less than the "
+                       f"{money.stake} this needs")
+    return after
 
 
 def deal(session: Session, loaded: LoadedRound, decision: timedelta | None = None) -> None:
@@ -165,10 +185,13 @@ def action_for(seat: int, body: dict[str, Any]) -> Action:
     return Raise(seat, amount) if kind == "raise" else Bet(seat, amount)
 
 
-def act(session: Session, loaded: LoadedRound, user_id: int, body: dict[str, Any],
+def act(session: Session, loaded: LoadedRound, user: User, body: dict[str, Any],
         decision: timedelta | None = None) -> None:
-    """The caller's decision: checked by the engine, its stake debited, the round run on."""
-    seat, action, stake = checked_decision(loaded, user_id, body)
+    """The caller's decision: checked by the engine and the player's limits, its stake
+    debited, the round run on."""
+    seat, action, stake = checked_decision(loaded, user.id, body)
+    if stake:
+        check_may_play(session, user, loaded.record.currency, stake)
     _stake(session, loaded, seat, stake, body["action"])
     append(session, loaded, action)
     advance(session, loaded, decision)
@@ -224,11 +247,9 @@ def _pay_out(session: Session, loaded: LoadedRound) -> None:
         settlement = loaded.state.seats[seat.seat].settlement
         assert settlement is not None
         returned = seat.staked + settlement.total
-        ledger.pay(session, seat.user_id, loaded.record.currency, returned, loaded.record.id,
-                   f"round {loaded.record.id} seat {seat.seat}: settlement",
-                   ledger.house_shard(loaded.record.table_id))
         seat.total = settlement.total
-        seat.balance_after = ledger.balance(session, seat.user_id, loaded.record.currency)
+        seat.balance_after = move_seat_money(session.connection(), loaded, seat,
+                                             ledger.RoundMoney(0, returned))
     loaded.record.completed_at = now()
 
 

@@ -54,7 +54,7 @@ class Load:
         self.reconnects = 0
         self.messages = 0
         self.message_bytes = 0
-        self.elapsed = self.client_cpu = self.server_cpu = 0.0
+        self.elapsed = self.client_cpu = self.server_cpu = self.database_cpu = 0.0
 
     async def timed(self, client: httpx.AsyncClient, method: str, path: str,
                     polling: bool = False, **kwargs: Any) -> httpx.Response:
@@ -182,9 +182,10 @@ async def sign_in(client: httpx.AsyncClient, name: str, admin: bool = False
 
 
 async def run(servers: list[LiveServer], players: int, tables: int, rounds: int,
-              seconds: float) -> Load:
+              seconds: float, postgres: ThrowawayPostgres | None = None) -> Load:
     seats = await setup(servers[0].base, players, tables)
     server_cpu = sum(server_cpu_seconds(server) for server in servers)
+    database_cpu = database_cpu_seconds(postgres)
     # one small client a player: a player sends one request at a time, and a shared pool
     # of hundreds of connections costs the client far more CPU than the requests; player
     # i plays on host i % hosts (a table's seats are i, i + tables, ...: both hosts)
@@ -201,6 +202,7 @@ async def run(servers: list[LiveServer], players: int, tables: int, rounds: int,
     load.elapsed = time.perf_counter() - started
     load.client_cpu = time.process_time() - cpu_started
     load.server_cpu = sum(server_cpu_seconds(server) for server in servers) - server_cpu
+    load.database_cpu = database_cpu_seconds(postgres) - database_cpu
     for part in loads.values():
         load.latencies += part.latencies
         load.completed |= part.completed
@@ -236,7 +238,8 @@ def main() -> None:
         for server in servers:
             server.start()
         load_before = os.getloadavg()[0]
-        load = asyncio.run(run(servers, args.players, args.tables, args.rounds, args.seconds))
+        load = asyncio.run(run(servers, args.players, args.tables, args.rounds, args.seconds,
+                               postgres))
         load_after = os.getloadavg()[0]
         for server in servers:
             server.stop()
@@ -260,6 +263,25 @@ def server_cpu_seconds(server: LiveServer) -> float:
         except OSError:
             continue
         if int(fields[2]) == group:  # fields after the name: state, ppid, pgrp, ...
+            total += int(fields[11]) + int(fields[12])
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+def database_cpu_seconds(postgres: ThrowawayPostgres | None) -> float:
+    """CPU seconds of the throwaway PostgreSQL's processes so far (its postmaster's
+    children: the backends serving the server, and its own workers); 0 on SQLite."""
+    if postgres is None:
+        return 0.0
+    postmaster = (postgres.data / "postmaster.pid").read_text().split()[0]
+    total = 0
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if fields[1] == postmaster or entry.name == postmaster:
             total += int(fields[11]) + int(fields[12])
     return total / os.sysconf("SC_CLK_TCK")
 
@@ -292,8 +314,14 @@ def report(args: argparse.Namespace, load: Load, url: str,
     print(f"seats folded by the decision timer: {timer_folds(url)}; WebSocket messages "
           f"{load.messages}, {load.message_bytes / max(load.messages, 1):.0f} bytes each")
     per_round = load.server_cpu * 1000 / max(len(load.completed), 1)
+    database = ""
+    if args.database == "postgresql":
+        database = (f", PostgreSQL {load.database_cpu:.1f} s "
+                    f"({load.database_cpu * 1000 / max(len(load.completed), 1):.1f} ms a "
+                    f"round, {load.database_cpu * 1000 / max(len(ordered), 1):.2f} ms a "
+                    f"money request)")
     print(f"CPU while playing: server {load.server_cpu:.1f} s ({per_round:.1f} ms a "
-          f"round), benchmark client "
+          f"round){database}, benchmark client "
           f"{load.client_cpu:.1f} s (in {elapsed:.1f} s on {os.cpu_count()} cores); "
           f"load average {load_average[0]:.2f} before, {load_average[1]:.2f} after")
     open_rounds = reconcile(url)

@@ -47,7 +47,7 @@ def test_serve_on_a_fresh_machine(tmp_path: Path) -> None:
 def test_db_upgrade_and_bad_urls(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'new' / 'x.sqlite3'}"
     code, out, _ = run_cli(["db", "upgrade", "--database", url])
-    assert code == 0 and "revision 0003" in out  # 0003: each seat's client seed
+    assert code == 0 and "revision 0004" in out  # 0004: each round's log on its row
     for bad in ("mysql://x/y", "not a url"):
         code, out, err = run_cli(["db", "upgrade", "--database", bad])
         assert code == 2 and out == "" and err.startswith("error: ")

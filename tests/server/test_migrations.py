@@ -9,7 +9,7 @@ from alembic.runtime.migration import MigrationContext
 from sqlalchemy import select, text
 
 from feltlab.server.migrate import alembic_config, current_revision, upgrade
-from feltlab.server.models import Base, RoundSeat, TrainerScore
+from feltlab.server.models import Base, Round, RoundSeat, TrainerScore
 from feltlab.server.services.database import make_engine, normalise_url
 
 
@@ -47,9 +47,11 @@ def test_seat_client_seeds_added_to_an_existing_database(sqlite_url: str) -> Non
                 "INSERT INTO round_seats (round_id, seat, user_id, staked, balance_before) "
                 "VALUES (1, 2, 1, 10, 1000)"))
         upgrade(engine)
-        assert current_revision(engine) == "0003"
+        assert current_revision(engine) == "0004"
         with engine.connect() as connection:
             assert connection.execute(select(RoundSeat.seat, RoundSeat.client_seed)).all() \
                 == [(2, "")]
+            # 0004: a round from before it has no log on its row (it is read from events)
+            assert connection.execute(select(Round.log)).all() == [("",)]
     finally:
         engine.dispose()

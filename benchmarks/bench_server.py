@@ -10,6 +10,13 @@ the totals of its rounds). A benchmark, not a test: bounded in count and time.
 
     python benchmarks/bench_server.py --database sqlite --players 200 --tables 50
     python benchmarks/bench_server.py --database postgresql --workers 2
+    python benchmarks/bench_server.py --database postgresql --hosts 2 --workers 1
+
+With ``--hosts 2``, two ``feltlab serve`` processes (think two hosts) share the database,
+and the players of each table are spread over both (each player's requests and live
+updates go to its own host), so live updates cross between them through the database
+(NOTIFY on PostgreSQL). A refusal is a money request answered with an error, other than
+a bet placed after its table's betting closed (counted apart).
 """
 
 from __future__ import annotations
@@ -43,10 +50,11 @@ class Load:
         self.latencies: list[float] = []
         self.completed: set[int] = set()
         self.refusals = 0
+        self.closed = 0  # bets placed after betting closed: expected, not refusals
         self.reconnects = 0
         self.messages = 0
         self.message_bytes = 0
-        self.elapsed = self.client_cpu = self.server_cpu = 0.0
+        self.elapsed = self.client_cpu = self.server_cpu = self.database_cpu = 0.0
 
     async def timed(self, client: httpx.AsyncClient, method: str, path: str,
                     polling: bool = False, **kwargs: Any) -> httpx.Response:
@@ -85,7 +93,10 @@ class Load:
                                        json={"wagers": {"ante": 1}}, headers={
                                            **headers, "Idempotency-Key": f"{index}-{tries}"})
                 if bet.status_code != 201:  # betting closed: wait for the round to end
-                    self.refusals += 1
+                    if bet.status_code == 409 and "betting is closed" in bet.text:
+                        self.closed += 1
+                    else:
+                        self.refusals += 1
                     await self.next_message(live)
                     continue
                 await self.finish(client, headers, bet.json(), live)
@@ -170,23 +181,36 @@ async def sign_in(client: httpx.AsyncClient, name: str, admin: bool = False
     return {"Authorization": f"Bearer {token.json()['token']}"}
 
 
-async def run(server: LiveServer, players: int, tables: int, rounds: int, seconds: float
-              ) -> Load:
-    base = server.base
-    seats = await setup(base, players, tables)
-    server_cpu = server_cpu_seconds(server)
+async def run(servers: list[LiveServer], players: int, tables: int, rounds: int,
+              seconds: float, postgres: ThrowawayPostgres | None = None) -> Load:
+    seats = await setup(servers[0].base, players, tables)
+    server_cpu = sum(server_cpu_seconds(server) for server in servers)
+    database_cpu = database_cpu_seconds(postgres)
     # one small client a player: a player sends one request at a time, and a shared pool
-    # of hundreds of connections costs the client far more CPU than the requests
+    # of hundreds of connections costs the client far more CPU than the requests; player
+    # i plays on host i % hosts (a table's seats are i, i + tables, ...: both hosts)
+    hosts = [servers[(index // tables + index) % len(servers)].base
+             for index in range(len(seats))]
     clients = [httpx.AsyncClient(base_url=base, timeout=120, limits=httpx.Limits(
-        max_connections=1, max_keepalive_connections=1)) for _ in seats]
-    load = Load(base, rounds, time.monotonic() + seconds)
+        max_connections=1, max_keepalive_connections=1)) for base in hosts]
+    loads = {base: Load(base, rounds, time.monotonic() + seconds) for base in set(hosts)}
+    load = Load(servers[0].base, rounds, time.monotonic() + seconds)
     started, cpu_started = time.perf_counter(), time.process_time()
-    await asyncio.gather(*(load.player(client, headers, table, index)
-                           for index, (client, (headers, table)) in enumerate(
-                               zip(clients, seats, strict=True))))
+    await asyncio.gather(*(loads[base].player(client, headers, table, index)
+                           for index, (base, client, (headers, table)) in enumerate(
+                               zip(hosts, clients, seats, strict=True))))
     load.elapsed = time.perf_counter() - started
     load.client_cpu = time.process_time() - cpu_started
-    load.server_cpu = server_cpu_seconds(server) - server_cpu
+    load.server_cpu = sum(server_cpu_seconds(server) for server in servers) - server_cpu
+    load.database_cpu = database_cpu_seconds(postgres) - database_cpu
+    for part in loads.values():
+        load.latencies += part.latencies
+        load.completed |= part.completed
+        load.refusals += part.refusals
+        load.closed += part.closed
+        load.reconnects += part.reconnects
+        load.messages += part.messages
+        load.message_bytes += part.message_bytes
     for client in clients:
         await client.aclose()
     return load
@@ -199,23 +223,30 @@ def main() -> None:
     parser.add_argument("--tables", type=int, default=50)
     parser.add_argument("--rounds", type=int, default=6, help="rounds per player at most")
     parser.add_argument("--seconds", type=float, default=120, help="time limit of the run")
-    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--workers", type=int, default=2, help="worker processes a host")
+    parser.add_argument("--hosts", type=int, default=1,
+                        help="feltlab serve processes on the one database")
     args = parser.parse_args()
     folder = Path(tempfile.mkdtemp(prefix="feltlab-bench-"))
     postgres = ThrowawayPostgres() if args.database == "postgresql" else None
     url = postgres.new_database() if postgres else f"sqlite:///{folder / 'bench.sqlite3'}"
     ADMIN_DATABASE["url"] = url
-    server = LiveServer(url, folder / "server.log", workers=args.workers)
+    servers = [LiveServer(url, folder / f"server{host}.log", workers=args.workers)
+               for host in range(args.hosts)]
     try:
         os.environ["FELTLAB_TOKEN_IDLE_MINUTES"] = "120"
-        server.start()
+        for server in servers:
+            server.start()
         load_before = os.getloadavg()[0]
-        load = asyncio.run(run(server, args.players, args.tables, args.rounds, args.seconds))
+        load = asyncio.run(run(servers, args.players, args.tables, args.rounds, args.seconds,
+                               postgres))
         load_after = os.getloadavg()[0]
-        server.stop()
+        for server in servers:
+            server.stop()
         report(args, load, url, (load_before, load_after))
     finally:
-        server.stop()
+        for server in servers:
+            server.stop()
         if postgres:
             postgres.stop()
 
@@ -232,6 +263,25 @@ def server_cpu_seconds(server: LiveServer) -> float:
         except OSError:
             continue
         if int(fields[2]) == group:  # fields after the name: state, ppid, pgrp, ...
+            total += int(fields[11]) + int(fields[12])
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+def database_cpu_seconds(postgres: ThrowawayPostgres | None) -> float:
+    """CPU seconds of the throwaway PostgreSQL's processes so far (its postmaster's
+    children: the backends serving the server, and its own workers); 0 on SQLite."""
+    if postgres is None:
+        return 0.0
+    postmaster = (postgres.data / "postmaster.pid").read_text().split()[0]
+    total = 0
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if fields[1] == postmaster or entry.name == postmaster:
             total += int(fields[11]) + int(fields[12])
     return total / os.sysconf("SC_CLK_TCK")
 
@@ -254,14 +304,24 @@ def report(args: argparse.Namespace, load: Load, url: str,
     ordered = sorted(load.latencies)
     p50 = statistics.median(ordered) * 1000
     p99 = ordered[int(len(ordered) * 0.99) - 1] * 1000
-    print(f"{args.database}, {args.workers} workers, {args.players} players on "
+    hosts = f" on each of {args.hosts} hosts" if args.hosts > 1 else ""
+    print(f"{args.database}, {args.workers} workers{hosts}, {args.players} players on "
           f"{args.tables} tables: {len(load.completed)} rounds in {elapsed:.1f} s = "
           f"{len(load.completed) / elapsed:.1f} rounds/s; money requests "
           f"{len(ordered)}: p50 {p50:.1f} ms, p99 {p99:.1f} ms; "
-          f"refused/retried {load.refusals}, reconnects {load.reconnects}")
+          f"refused {load.refusals}, bets after betting closed {load.closed}, "
+          f"reconnects {load.reconnects}")
     print(f"seats folded by the decision timer: {timer_folds(url)}; WebSocket messages "
           f"{load.messages}, {load.message_bytes / max(load.messages, 1):.0f} bytes each")
-    print(f"CPU while playing: server {load.server_cpu:.1f} s, benchmark client "
+    per_round = load.server_cpu * 1000 / max(len(load.completed), 1)
+    database = ""
+    if args.database == "postgresql":
+        database = (f", PostgreSQL {load.database_cpu:.1f} s "
+                    f"({load.database_cpu * 1000 / max(len(load.completed), 1):.1f} ms a "
+                    f"round, {load.database_cpu * 1000 / max(len(ordered), 1):.2f} ms a "
+                    f"money request)")
+    print(f"CPU while playing: server {load.server_cpu:.1f} s ({per_round:.1f} ms a "
+          f"round){database}, benchmark client "
           f"{load.client_cpu:.1f} s (in {elapsed:.1f} s on {os.cpu_count()} cores); "
           f"load average {load_average[0]:.2f} before, {load_average[1]:.2f} after")
     open_rounds = reconcile(url)

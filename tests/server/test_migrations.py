@@ -10,7 +10,7 @@ from alembic.script import ScriptDirectory
 from sqlalchemy import Engine, select, text
 
 from feltlab.server.migrate import alembic_config, current_revision, upgrade
-from feltlab.server.models import Base, GameTable, RoundSeat, TrainerScore
+from feltlab.server.models import Base, GameTable, Round, RoundSeat, TrainerScore
 from feltlab.server.services.database import make_engine, normalise_url
 
 
@@ -56,6 +56,8 @@ def test_seat_client_seeds_added_to_an_existing_database(sqlite_url: str) -> Non
         with engine.connect() as connection:
             assert connection.execute(select(RoundSeat.seat, RoundSeat.client_seed)).all() \
                 == [(2, "")]
+            # 0004: a round from before it has no log on its row (it is read from events)
+            assert connection.execute(select(Round.log)).all() == [("",)]
     finally:
         engine.dispose()
 

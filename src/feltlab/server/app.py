@@ -35,7 +35,7 @@ from feltlab.server.api.contract import declare_refusals, refusals
 from feltlab.server.auth import AuthSettings
 from feltlab.server.errors import Unauthorized
 from feltlab.server.handlers import add_error_handlers
-from feltlab.server.middleware import BodyLimit, RequestLog
+from feltlab.server.middleware import Gate
 from feltlab.server.services import designer as designer_service
 from feltlab.server.services import rulesets
 from feltlab.server.services.context import Services, open_services
@@ -79,8 +79,7 @@ def create_app(database_url: str, auth_settings: AuthSettings | None = None,
     _add_operations(app, found)
     declare_refusals(app)
     add_error_handlers(app)
-    app.add_middleware(RequestLog, metrics=found.metrics)
-    app.add_middleware(BodyLimit)  # outermost: refuses before anything reads the body
+    app.add_middleware(Gate, metrics=found.metrics)  # refuses before anything reads a body
     return app
 
 

@@ -20,7 +20,7 @@ import tempfile
 import threading
 import time
 from bisect import bisect_left
-from collections import defaultdict
+from collections import defaultdict, deque
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Final
@@ -64,6 +64,7 @@ class Metrics:
         self._file = (None if folder is None else
                       folder / f"{os.getpid()}-{secrets.token_hex(4)}.json")
         self._saved_at = 0.0
+        self._arrived: deque[tuple[str, str, int, float]] = deque()
 
     def round_completed(self, rules_id: str, staked: int) -> None:
         with self._lock:
@@ -72,17 +73,26 @@ class Metrics:
         self._save_now_and_then()
 
     def request(self, method: str, route: str, status: int, seconds: float) -> None:
-        with self._lock:
+        """Count a request: appended to a queue (``deque.append`` is atomic), so the
+        request path takes no lock; the counters take it in when they are read."""
+        self._arrived.append((method, route, status, seconds))
+        if time.monotonic() - self._saved_at >= SAVE_SECONDS:
+            self._save_now_and_then()
+
+    def _take_in(self) -> None:
+        """Move the queued requests into the counters (the caller holds the lock)."""
+        while self._arrived:
+            method, route, status, seconds = self._arrived.popleft()
             self.requests[(method, route, status)] += 1
             counts = self.latency_counts.setdefault(route, [0] * (len(LATENCY_BUCKETS) + 1))
             counts[bisect_left(LATENCY_BUCKETS, seconds)] += 1
             self.latency_sum[route] += seconds
-        self._save_now_and_then()
 
     # --- sharing with the other workers ------------------------------------------------
 
     def snapshot(self) -> dict[str, Any]:
         with self._lock:
+            self._take_in()
             return {"rounds": dict(self.rounds), "wagered": dict(self.wagered),
                     "requests": [[*key, value] for key, value in self.requests.items()],
                     "latency_counts": {key: list(value)

@@ -1,13 +1,22 @@
-"""What wraps every request: :class:`BodyLimit` refuses oversized or ambiguous bodies
-before anything reads them, and :class:`RequestLog` times each request into the metrics
-and the log. Both are plain ASGI middleware: no extra task or body stream per request."""
+"""What wraps every request, as one plain ASGI middleware (:class:`Gate`): a request body
+over :data:`MAX_BODY` bytes is refused (413) from its declared length, or as it streams in,
+without being read or parsed here; each request is timed into the metrics (no lock on
+the request path) and logged as one JSON line only when the log would show it.
+
+JSON bodies are read strictly once, by the route itself (:class:`StrictJSONRoute`): a key
+given twice, NaN, a 100-digit number or deep nesting is refused (422) before validation.
+"""
 
 from __future__ import annotations
 
 import json
 import logging
 import time
+from collections.abc import Callable, Coroutine
+from typing import Any
 
+from fastapi import Request, Response
+from fastapi.routing import APIRoute
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from feltlab.core.jsonio import JSONInputError, loads
@@ -15,10 +24,12 @@ from feltlab.server.metrics import Metrics
 
 MAX_BODY = 64 * 1024
 log = logging.getLogger("feltlab.server")
+_TOO_LARGE = f"the request body is over {MAX_BODY} bytes"
+_NO_BODY = frozenset({"GET", "HEAD", "OPTIONS"})
 
 
-class RequestLog:
-    """Time every HTTP request into the metrics and log it as one JSON line."""
+class Gate:
+    """The body size limit, the request's timing in the metrics, and its log line."""
 
     def __init__(self, app: ASGIApp, metrics: Metrics) -> None:
         self.app, self.metrics = app, metrics
@@ -28,76 +39,61 @@ class RequestLog:
             await self.app(scope, receive, send)
             return
         started = time.perf_counter()
-        status = 500
+        state = {"status": 500, "over": False}
+        if scope["method"] not in _NO_BODY:
+            declared = _content_length(scope)
+            if declared is not None and (not declared.isdigit() or int(declared) > MAX_BODY):
+                await _refuse(send, 413, _TOO_LARGE)
+                self._record(scope, 413, started)
+                return
+            if declared is None:  # streamed: count it as it comes (a declared length
+                receive = _counted(receive, state)  # binds the server to it already)
 
         async def sending(message: Message) -> None:
-            nonlocal status
+            if state["over"]:  # whatever the app answers, the answer is 413
+                if message["type"] == "http.response.start":
+                    state["status"] = 413
+                    await _refuse(send, 413, _TOO_LARGE)
+                return
             if message["type"] == "http.response.start":
-                status = message["status"]
+                state["status"] = message["status"]
             await send(message)
 
         try:
             await self.app(scope, receive, sending)
         finally:
-            seconds = time.perf_counter() - started
-            template = getattr(scope.get("route"), "path", "unmatched")
-            self.metrics.request(scope["method"], template, status, seconds)
+            self._record(scope, int(state["status"]), started)
+
+    def _record(self, scope: Scope, status: int, started: float) -> None:
+        seconds = time.perf_counter() - started
+        template = getattr(scope.get("route"), "path", "unmatched")
+        self.metrics.request(scope["method"], template, status, seconds)
+        if log.isEnabledFor(logging.INFO):  # built only when someone reads it
             log.info("request", extra={"fields": {
                 "method": scope["method"], "route": template, "status": status,
                 "ms": round(seconds * 1000, 2)}})
 
 
-class BodyLimit:
-    """Refuse request bodies over :data:`MAX_BODY` bytes (413) before they are read, and
-    JSON bodies that are ambiguous or beyond limits (422: a key given twice, NaN, a
-    100-digit number, deep nesting) before any handler sees them."""
-
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope["method"] in ("GET", "HEAD", "OPTIONS"):
-            await self.app(scope, receive, send)
-            return
-        declared = dict(scope.get("headers") or []).get(b"content-length")
-        if declared is not None and (not declared.isdigit() or int(declared) > MAX_BODY):
-            await _refuse(send, 413, f"the request body is over {MAX_BODY} bytes")
-            return
-        body = b""
-        while True:
-            message = await receive()
-            body += message.get("body", b"")
-            if len(body) > MAX_BODY:
-                await _refuse(send, 413, f"the request body is over {MAX_BODY} bytes")
-                return
-            if not message.get("more_body"):
-                break
-        problem = _json_problem(body)
-        if problem:
-            await _refuse(send, 422, problem)
-            return
-        delivered = False
-
-        async def replay() -> Message:
-            nonlocal delivered
-            if delivered:
-                return await receive()
-            delivered = True
-            return {"type": "http.request", "body": body, "more_body": False}
-
-        await self.app(scope, replay, send)
-
-
-def _json_problem(body: bytes) -> str | None:
-    if not body.strip():
-        return None
-    try:
-        loads(body.decode("utf-8"))
-    except UnicodeDecodeError:
-        return "the request body is not UTF-8 text"
-    except JSONInputError as error:
-        return f"the request body is not acceptable JSON: {error}"
+def _content_length(scope: Scope) -> bytes | None:
+    for name, value in scope["headers"]:
+        if name == b"content-length":
+            return bytes(value)
     return None
+
+
+def _counted(receive: Receive, state: dict[str, Any]) -> Receive:
+    total = 0
+
+    async def counting() -> Message:
+        nonlocal total
+        message = await receive()
+        total += len(message.get("body", b""))
+        if total > MAX_BODY:
+            state["over"] = True
+            return {"type": "http.disconnect"}
+        return message
+
+    return counting
 
 
 async def _refuse(send: Send, status: int, detail: str) -> None:
@@ -106,3 +102,31 @@ async def _refuse(send: Send, status: int, detail: str) -> None:
                 "headers": [(b"content-type", b"application/json"),
                             (b"content-length", str(len(body)).encode())]})
     await send({"type": "http.response.body", "body": body})
+
+
+class StrictJSONRequest(Request):
+    """A request whose JSON body is read with :func:`feltlab.core.jsonio.loads`."""
+
+    async def json(self) -> Any:
+        if not hasattr(self, "_json"):
+            body = await self.body()
+            try:
+                self._json = loads(body.decode("utf-8"))
+            except UnicodeDecodeError:
+                raise json.JSONDecodeError("the request body is not UTF-8 text", "", 0
+                                           ) from None
+            except JSONInputError as error:  # FastAPI answers 422 for a JSONDecodeError
+                raise json.JSONDecodeError(f"not acceptable JSON: {error}", "", 0) from None
+        return self._json
+
+
+class StrictJSONRoute(APIRoute):
+    """An API route that reads its JSON body strictly, once (:class:`StrictJSONRequest`)."""
+
+    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
+        handler = super().get_route_handler()
+
+        async def strict(request: Request) -> Response:
+            return await handler(StrictJSONRequest(request.scope, request.receive))
+
+        return strict

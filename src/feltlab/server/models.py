@@ -180,6 +180,9 @@ class Round(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     completed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True),
                                                           nullable=True)
+    log: Mapped[str] = mapped_column(Text, default="", server_default="")
+    """The round's actions as one JSON array (migration 0004), so that loading a round is
+    one read; "" for a round from before it, whose log is read from its events."""
 
 
 class RoundSeat(Base):

@@ -114,10 +114,14 @@ class Announcer:
         self.origin = secrets.token_hex(8)  # this worker, in its NOTIFY payloads
 
     def publish(self, table_id: int, seen: int | None = None,
-                install: Callable[[int], None] | None = None) -> None:
+                install: Callable[[int], None] | None = None, notified: bool = False
+                ) -> None:
         """Tell this worker's watchers at once (see :meth:`Hub.publish` for ``seen`` and
-        ``install``), then every other worker."""
+        ``install``), then every other worker (on PostgreSQL, unless the change's own
+        transaction ``notified`` them already)."""
         self.hub.publish(table_id, seen, install)
+        if notified and self.postgresql:
+            return
         if not self.postgresql:
             if self.peers is not None:
                 self.peers.send(table_id)

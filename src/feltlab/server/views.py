@@ -8,7 +8,8 @@ decision, ``GET /api/v1/rounds/{id}`` and every live update.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import json
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from feltlab.core import registry
@@ -116,49 +117,62 @@ def needs_names(loaded: LoadedRound, user_id: int) -> bool:
 def view_of(loaded: LoadedRound, user_id: int, names: dict[int, str]) -> dict[str, Any]:
     """The round as ``user_id`` may see it, from the seated players' ``names``: the live
     updates build every watcher's view from one loaded round this way."""
-    record, state, rules = loaded.record, loaded.state, loaded.rules
-    mine = loaded.seat_of(user_id)
-    seat = mine.seat if mine else None
-    hand = state.seats.get(seat) if seat is not None else None
-    choices, raise_range = options(state, seat) if seat is not None else ([], None)
+    return {**common_view(loaded), **personal_view(loaded, user_id, names)}
+
+
+def common_view(loaded: LoadedRound) -> dict[str, Any]:
+    """The part of a round's view that every watcher sees alike (no hidden card)."""
+    record, state = loaded.record, loaded.state
     view: dict[str, Any] = {
-        "id": record.id, "table": record.table_id, "rules": rules.id,
+        "id": record.id, "table": record.table_id, "rules": loaded.rules.id,
         "fingerprint": record.fingerprint, "currency": record.currency,
         "phase": state.phase.value, "commitment": record.commitment,
-        "client_seed": record.client_seed, "seat": seat,
-        "wagers": dict(hand.wagers) if hand else {},
-        "decisions": list(hand.decisions) if hand else [],
-        "to_act": state.to_act, "options": choices,
+        "client_seed": record.client_seed, "to_act": state.to_act,
         "deadline": aware(record.deadline).isoformat() if record.deadline else None,
-        "staked": mine.staked if mine else 0,
-        "cards": {**(seat_cards(state, seat, True) if seat is not None else {}),
-                  **table_cards(state)},
         "log": [action_to_json(action) for action in state.log],
         "created_at": aware(record.created_at).isoformat(),
     }
     if loaded.shared:
         view["client_seeds"] = {str(item.seat): item.client_seed for item in loaded.seats}
+    if state.phase is Phase.COMPLETE:
+        view["seed"] = record.server_seed
+        view["completed_at"] = (aware(record.completed_at).isoformat()
+                                if record.completed_at else None)
+        view |= rules_text_field(loaded.rules.id)
+    return view
+
+
+def personal_view(loaded: LoadedRound, user_id: int, names: dict[int, str]
+                  ) -> dict[str, Any]:
+    """The part of a round's view that is ``user_id``'s own: their seat, cards, options
+    and results, and what they may see of the others."""
+    state = loaded.state
+    mine = loaded.seat_of(user_id)
+    seat = mine.seat if mine else None
+    hand = state.seats.get(seat) if seat is not None else None
+    choices, raise_range = options(state, seat) if seat is not None else ([], None)
+    view: dict[str, Any] = {
+        "seat": seat, "wagers": dict(hand.wagers) if hand else {},
+        "decisions": list(hand.decisions) if hand else [], "options": choices,
+        "staked": mine.staked if mine else 0,
+        "cards": {**(seat_cards(state, seat, True) if seat is not None else {}),
+                  **table_cards(state)},
+    }
     if state.steps.colours:
         view["colour"] = hand.colour if hand else None
     if raise_range:
         view["raise_range"] = raise_range
     if needs_names(loaded, user_id):
         view["others"] = _others(loaded, seat, names)
-    if state.phase is Phase.COMPLETE:
+    if state.phase is Phase.COMPLETE and mine is not None:
         view |= _complete_fields(loaded, mine)
     return view
 
 
-def _complete_fields(loaded: LoadedRound, mine: RoundSeat | None) -> dict[str, Any]:
-    fields: dict[str, Any] = {"seed": loaded.record.server_seed,
-                              "completed_at": aware(loaded.record.completed_at).isoformat()
-                              if loaded.record.completed_at else None}
-    fields |= rules_text_field(loaded.rules.id)
-    if mine is None:
-        return fields
+def _complete_fields(loaded: LoadedRound, mine: RoundSeat) -> dict[str, Any]:
     settlement = loaded.state.seats[mine.seat].settlement
     assert settlement is not None
-    return fields | {
+    return {
         "results": dict(settlement.results), "total": settlement.total,
         "capped": settlement.capped, "settlement": settlement.as_json(),
         "balance_before": mine.balance_before, "balance_after": mine.balance_after,
@@ -221,6 +235,8 @@ class TableState:
     loaded: LoadedRound | None
     names: dict[int, str]
     version: tuple[object, ...]
+    encoded: dict[object, str] = field(default_factory=dict, compare=False)
+    """Its JSON, encoded once: the parts every watcher shares, and each seat's message."""
 
 
 @dataclass(frozen=True)
@@ -244,6 +260,33 @@ def table_state(table: GameTable, sitting: list[tuple[int, str]] | None,
                None if loaded is None else loaded.events)
     return TableState(stamp, table.owner_id, table.shared, table_json(table, sitting), loaded,
                       names, version)
+
+
+def _compact(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"))
+
+
+def watcher_text(state: TableState, user_id: int) -> str:
+    """:func:`watcher_view` as JSON text, encoded once per state for every watcher who
+    sees the same (each seat's player; everyone else alike); the table and the round's
+    common part are encoded once for all of them and each message spliced from them."""
+    loaded = state.loaded
+    mine = None if loaded is None else loaded.seat_of(user_id)
+    key = ("seat", None if mine is None else mine.seat)
+    text = state.encoded.get(key)
+    if text is not None:
+        return text
+    if "table" not in state.encoded:
+        state.encoded["table"] = _compact(state.view)[:-1] + ',"round":'
+        if loaded is not None:
+            state.encoded["round"] = _compact(common_view(loaded))[:-1]
+    if loaded is None:
+        text = state.encoded["table"] + "null}"
+    else:
+        personal = _compact(personal_view(loaded, user_id, state.names))
+        text = state.encoded["table"] + state.encoded["round"] + "," + personal[1:] + "}"
+    state.encoded[key] = text
+    return text
 
 
 def watcher_view(state: TableState, user_id: int) -> dict[str, Any]:

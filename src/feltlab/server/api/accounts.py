@@ -12,9 +12,10 @@ from feltlab.server.api.money import EncodedJSON, encoded, money_request
 from feltlab.server.api.responses import AccountCreated, LoggedIn, Me, Message, RoundView
 from feltlab.server.api.schemas import Credentials, LimitsRequest, NewAccount
 from feltlab.server.auth import COOKIE_NAME, CSRF_COOKIE, client_address, csrf_for
+from feltlab.server.middleware import StrictJSONRoute
 from feltlab.server.services import accounts, logins, round_reads, wallets
 
-router = APIRouter(prefix="/api/v1", tags=["accounts"])
+router = APIRouter(prefix="/api/v1", tags=["accounts"], route_class=StrictJSONRoute)
 
 
 @router.post("/accounts", status_code=201, response_model=AccountCreated,
@@ -75,6 +76,11 @@ def set_limits(body: LimitsRequest, caller: CallerDep, found: ServicesDep) -> di
 
 @router.get("/me/rounds", response_model=list[RoundView], response_model_exclude_unset=True)
 def my_rounds(caller: CallerDep, found: ServicesDep,
-              limit: Annotated[int, Query(ge=1, le=100)] = 10) -> list[dict[str, Any]]:
-    """The caller's latest rounds, newest first."""
-    return round_reads.recent_views(found, caller, limit)
+              limit: Annotated[int, Query(ge=1, le=100)] = 10,
+              before: Annotated[int | None, Query(ge=1, le=2**31 - 1)] = None
+              ) -> list[dict[str, Any]]:
+    """The caller's rounds, newest first: the latest ``limit``, or with ``before`` (a
+    round id, exclusive) the ``limit`` next older ones, so that pages of ``before`` =
+    the last id seen read the whole history. Any id pages from the caller's next older
+    round, whether it is theirs or not (no answer tells ids apart)."""
+    return round_reads.recent_views(found, caller, limit, before)

@@ -12,9 +12,11 @@ from feltlab.server.api.money import EncodedJSON, encoded, money_request
 from feltlab.server.api.responses import AuditLog, CashAdjusted, Table
 from feltlab.server.api.schemas import AdjustRequest, RowId, SharedTableRequest
 from feltlab.server.errors import Refused
+from feltlab.server.middleware import StrictJSONRoute
 from feltlab.server.services import audit, tables, wallets
 
-router = APIRouter(prefix="/api/v1/admin", tags=["admin"], responses=refusals(403))
+router = APIRouter(prefix="/api/v1/admin", tags=["admin"], responses=refusals(403),
+                   route_class=StrictJSONRoute)
 
 
 @router.post("/cash", response_model=CashAdjusted, responses=refusals(404, 409))

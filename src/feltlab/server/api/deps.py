@@ -46,16 +46,33 @@ BEARER = HTTPBearer(auto_error=False, scheme_name="bearer", description=(
 the header itself, to answer a malformed one with a clear sentence)."""
 
 
-def current_caller(request: Request,
-                   found: Annotated[Services, Depends(services)],
-                   declared: Annotated[HTTPAuthorizationCredentials | None, Depends(BEARER)]
-                   ) -> Caller:
+def checked_token(request: Request) -> str:
+    """The caller's token, its CSRF header checked when it came from the cookie of a
+    request that changes something; the token itself is checked later (a money request
+    reads it in its own transaction)."""
     token, from_cookie = token_of(request)
     if from_cookie and request.method not in SAFE_METHODS:
         sent = request.headers.get(CSRF_HEADER, "")
         if not hmac.compare_digest(sent.encode("utf-8", "replace"),
                                    csrf_for(token).encode()):
             raise Forbidden(f"the {CSRF_HEADER} header is missing or wrong")
+    return token
+
+
+async def money_token(request: Request,
+                      declared: Annotated[HTTPAuthorizationCredentials | None,
+                                          Depends(BEARER)]) -> str:
+    """:func:`checked_token` as a dependency run in the event loop (no thread): a money
+    request with no token is refused before its body is read. ``declared`` only puts the
+    bearer scheme in the OpenAPI document."""
+    return checked_token(request)
+
+
+def current_caller(request: Request,
+                   found: Annotated[Services, Depends(services)],
+                   declared: Annotated[HTTPAuthorizationCredentials | None, Depends(BEARER)]
+                   ) -> Caller:
+    token = checked_token(request)
     endpoint = request.scope.get("endpoint")
     return authenticated(found, token, record_use=not getattr(endpoint, "moves_money", False))
 
@@ -76,3 +93,4 @@ def admin_caller(caller: Annotated[Caller, Depends(current_caller)]) -> Caller:
 CallerDep = Annotated[Caller, Depends(current_caller)]
 AdminDep = Annotated[Caller, Depends(admin_caller)]
 ServicesDep = Annotated[Services, Depends(services)]
+TokenDep = Annotated[str, Depends(money_token)]

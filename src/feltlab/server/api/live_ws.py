@@ -5,9 +5,7 @@ answers) whenever it changes."""
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import Awaitable
-from typing import Any
 
 import anyio
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
@@ -17,12 +15,13 @@ from feltlab.server.api.schemas import RowId
 from feltlab.server.auth import COOKIE_NAME, Caller
 from feltlab.server.errors import DomainError, Forbidden, Unauthorized, not_found
 from feltlab.server.handlers import status_of
+from feltlab.server.middleware import StrictJSONRoute
 from feltlab.server.services.accounts import authenticated
 from feltlab.server.services.context import Services
 from feltlab.server.services.round_reads import live_state
-from feltlab.server.views import TableState, watcher_view
+from feltlab.server.views import TableState, watcher_text
 
-router = APIRouter(prefix="/api/v1", tags=["live"])
+router = APIRouter(prefix="/api/v1", tags=["live"], route_class=StrictJSONRoute)
 POLL_SECONDS = 5.0
 """Also look this often whether the table moved unannounced (a safety net)."""
 
@@ -62,12 +61,13 @@ async def _table_state(found: Services, table_id: int) -> TableState:
         return state
 
 
-def _view(state: TableState, table_id: int, caller: Caller) -> dict[str, Any]:
+def _view(state: TableState, table_id: int, caller: Caller) -> str:
     """What ``GET /api/v1/tables/{id}`` answers this caller (the table's current round or,
-    between rounds, its last one), from the shared state without a database read."""
+    between rounds, its last one), from the shared state without a database read, as
+    JSON encoded once for every watcher who sees the same."""
     if not state.shared and state.owner_id != caller.user_id:
         raise not_found(f"table {table_id}")
-    return watcher_view(state, caller.user_id)
+    return watcher_text(state, caller.user_id)
 
 
 async def _recheck(found: Services, table_id: int) -> None:
@@ -108,7 +108,7 @@ async def live(websocket: WebSocket, table_id: RowId) -> None:
                 tasks.cancel_scope.cancel()
 
             tasks.start_soon(then_stop, _send_views(websocket, found, table_id, caller, queue,
-                                                    json.dumps(first)))
+                                                    first))
             tasks.start_soon(then_stop, _until_gone(websocket))
     finally:
         found.hub.unwatch(table_id, queue)
@@ -127,7 +127,7 @@ async def _send_views(websocket: WebSocket, found: Services, table_id: int, call
             except TimeoutError:  # nothing announced: look whether another host moved it
                 await _recheck(found, table_id)
                 continue
-            text = json.dumps(_view(await _table_state(found, table_id), table_id, caller))
+            text = _view(await _table_state(found, table_id), table_id, caller)
             if text != last:
                 await websocket.send_text(text)
                 last = text

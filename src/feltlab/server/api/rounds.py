@@ -7,14 +7,15 @@ from typing import Any
 from fastapi import APIRouter, Request
 
 from feltlab.server.api.contract import refusals
-from feltlab.server.api.deps import CallerDep, ServicesDep, moves_money
+from feltlab.server.api.deps import CallerDep, ServicesDep, TokenDep
 from feltlab.server.api.money import EncodedJSON, in_writer_thread, money_request
 from feltlab.server.api.responses import Recall, RoundView
 from feltlab.server.api.schemas import ActionRequest, RowId
+from feltlab.server.middleware import StrictJSONRoute
 from feltlab.server.services import play, round_reads
 from feltlab.server.services.idempotency import encode
 
-router = APIRouter(prefix="/api/v1", tags=["rounds"])
+router = APIRouter(prefix="/api/v1", tags=["rounds"], route_class=StrictJSONRoute)
 
 
 @router.get("/rounds/{round_id}", response_model=RoundView, responses=refusals(404))
@@ -25,13 +26,13 @@ def get_round(round_id: RowId, caller: CallerDep, found: ServicesDep) -> Encoded
 
 @router.post("/rounds/{round_id}/actions", response_model=RoundView,
              responses=refusals(404, 409))
-@moves_money
-async def act(round_id: RowId, body: ActionRequest, caller: CallerDep, found: ServicesDep,
+async def act(round_id: RowId, body: ActionRequest, token: TokenDep, found: ServicesDep,
               request: Request) -> EncodedJSON:
-    """The caller's decision; a raise, play or bet is debited here."""
+    """The caller's decision; a raise, play or bet is debited here. The caller's token is
+    read in the decision's own transaction."""
     decision = body.model_dump()
-    return await in_writer_thread(found, play.decide, found, caller, round_id, decision,
-                                  money_request(request, decision))
+    return await in_writer_thread(found, play.decide, found, token,
+                                  round_id, decision, money_request(request, decision))
 
 
 @router.get("/rounds/{round_id}/recall", response_model=Recall,

@@ -17,8 +17,9 @@ from feltlab.server.api.deps import CallerDep
 from feltlab.server.api.page_responses import HandView, RuleCard
 from feltlab.server.api.schemas import DisplayRequest, RulesPath
 from feltlab.server.errors import NotFound, Refused
+from feltlab.server.middleware import StrictJSONRoute
 
-router = APIRouter(prefix="/api/v1", tags=["pages"])
+router = APIRouter(prefix="/api/v1", tags=["pages"], route_class=StrictJSONRoute)
 
 BAD_INPUT = (ValueError, CardError, WagerError, RequestError, RulesError)
 """What the presentation refuses in a caller's input (answered 422)."""

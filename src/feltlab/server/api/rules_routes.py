@@ -11,9 +11,10 @@ from feltlab.server.api.contract import refusals
 from feltlab.server.api.responses import RulesDefinition, RulesSummary
 from feltlab.server.api.schemas import RulesPath
 from feltlab.server.errors import NotFound
+from feltlab.server.middleware import StrictJSONRoute
 from feltlab.server.views import rules_definition, rules_summary
 
-router = APIRouter(prefix="/api/v1", tags=["rules"])
+router = APIRouter(prefix="/api/v1", tags=["rules"], route_class=StrictJSONRoute)
 
 
 @router.get("/rules", response_model=list[RulesSummary])

@@ -15,8 +15,9 @@ from feltlab.server.api.deps import CallerDep
 from feltlab.server.api.page_responses import Solution, SolvableWager
 from feltlab.server.api.rulecards import BAD_INPUT, known_rules, refusal
 from feltlab.server.api.schemas import RulesPath, SolveRequest
+from feltlab.server.middleware import StrictJSONRoute
 
-router = APIRouter(prefix="/api/v1", tags=["pages"])
+router = APIRouter(prefix="/api/v1", tags=["pages"], route_class=StrictJSONRoute)
 
 
 @router.get("/paytable-solver/{rules_id}", response_model=list[SolvableWager],

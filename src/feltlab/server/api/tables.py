@@ -6,24 +6,19 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import APIRouter, Request
-from starlette.concurrency import run_in_threadpool
 
 from feltlab.server.api.contract import refusals
-from feltlab.server.api.deps import CallerDep, ServicesDep, moves_money
-from feltlab.server.api.money import (
-    EncodedJSON,
-    idempotency_key,
-    in_writer_thread,
-    money_request,
-)
+from feltlab.server.api.deps import CallerDep, ServicesDep, TokenDep
+from feltlab.server.api.money import EncodedJSON, in_writer_thread, money_request
 from feltlab.server.api.responses import RoundView, Table, TableWithRound
 from feltlab.server.api.schemas import RoundRequest, RowId, SeatRequest, TableRequest
 from feltlab.server.errors import Refused
 from feltlab.server.fairness import FairnessError, check_client_seed
+from feltlab.server.middleware import StrictJSONRoute
 from feltlab.server.services import play, round_reads, seats, tables
 from feltlab.server.services.idempotency import encode
 
-router = APIRouter(prefix="/api/v1", tags=["tables"])
+router = APIRouter(prefix="/api/v1", tags=["tables"], route_class=StrictJSONRoute)
 
 
 @router.post("/tables", status_code=201, response_model=Table,
@@ -62,17 +57,15 @@ def leave_seat(table_id: RowId, caller: CallerDep, found: ServicesDep) -> dict[s
 
 @router.post("/tables/{table_id}/rounds", status_code=201, response_model=RoundView,
              responses=refusals(404, 409))
-@moves_money
-async def start_round(table_id: RowId, body: RoundRequest, caller: CallerDep,
+async def start_round(table_id: RowId, body: RoundRequest, token: TokenDep,
                       found: ServicesDep, request: Request) -> EncodedJSON:
     """Bet: a practice table deals at once; a shared table takes the wagers into its open
-    betting window. The wagers are debited here."""
+    betting window. The wagers are debited here, and the caller's token is read in the
+    bet's own transaction."""
     try:
         client_seed = check_client_seed(body.client_seed or "")
     except FairnessError as error:
         raise Refused(str(error)) from None
-    await run_in_threadpool(play.refuse_if_betting_closed, found, table_id, caller,
-                            idempotency_key(request))
     placed = play.Wagers(body.wagers, body.colour, client_seed)
-    return await in_writer_thread(found, play.bet, found, caller, table_id, placed,
+    return await in_writer_thread(found, play.bet, found, token, table_id, placed,
                                   money_request(request, body.model_dump()))

@@ -21,9 +21,10 @@ from feltlab.server.api.page_responses import (
 )
 from feltlab.server.api.rulecards import BAD_INPUT, known_rules, refusal
 from feltlab.server.api.schemas import AdviceRequest, DealerCheckRequest
+from feltlab.server.middleware import StrictJSONRoute
 from feltlab.server.services import scores
 
-router = APIRouter(prefix="/api/v1", tags=["trainers"])
+router = APIRouter(prefix="/api/v1", tags=["trainers"], route_class=StrictJSONRoute)
 RulesQuery = Annotated[str, Query(max_length=64, pattern=RULES_ID_PATTERN)]
 
 

@@ -5,11 +5,12 @@ account (balances, limits). Signing in itself, throttled, is
 
 from __future__ import annotations
 
-from datetime import timedelta
+import secrets
+from datetime import datetime, timedelta
 from typing import Any
 
 from argon2 import PasswordHasher
-from sqlalchemy import Engine, bindparam, func, select, update
+from sqlalchemy import Connection, Engine, bindparam, delete, func, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -99,6 +100,13 @@ def authenticate(session: Session, token: str, settings: AuthSettings) -> Caller
     if row is None:
         raise Unauthorized("sign in first: the token is missing or unknown")
     token_id, revoked, last_used_at, user_id, username, role = row
+    return caller_of(token_id, revoked, last_used_at, user_id, username, role, settings)
+
+
+def caller_of(token_id: int, revoked: bool, last_used_at: datetime, user_id: int,
+              username: str, role: str, settings: AuthSettings) -> Caller:
+    """The caller a token row names; a revoked or idle token is refused (the one place
+    that decides, whichever query read the row)."""
     moment = now()
     if revoked:
         raise Unauthorized("this token was revoked at logout; sign in again")
@@ -106,6 +114,14 @@ def authenticate(session: Session, token: str, settings: AuthSettings) -> Caller
     if idle > timedelta(minutes=settings.idle_minutes):
         raise Unauthorized("this token expired after idle time; sign in again")
     return Caller(user_id, username, role, token_id, idle > timedelta(seconds=30))
+
+
+def check_token(connection: Connection, token: str, settings: AuthSettings) -> Caller:
+    """:func:`authenticate` on a Core connection (the money path's refusals)."""
+    row = connection.execute(_TOKEN_OWNER, {"digest": token_digest(token)}).one_or_none()
+    if row is None:
+        raise Unauthorized("sign in first: the token is missing or unknown")
+    return caller_of(*row, settings)
 
 
 def authenticated(found: Services, token: str, record_use: bool = True) -> Caller:
@@ -119,9 +135,10 @@ def authenticated(found: Services, token: str, record_use: bool = True) -> Calle
     return caller
 
 
-def touch(session: Session, caller: Caller) -> None:
+def touch(session: Session | Connection, caller: Caller) -> None:
     """Record that the token was used now (its idle time starts again)."""
-    session.connection().execute(_TOKEN_USED, {"token_id": caller.token_id, "moment": now()})
+    connection = session.connection() if isinstance(session, Session) else session
+    connection.execute(_TOKEN_USED, {"token_id": caller.token_id, "moment": now()})
 
 
 def record_refused_use(found: Services, caller: Caller) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 
-from sqlalchemy import Engine, text
+from sqlalchemy import ColumnElement, Engine, String, bindparam, func, text
 
 CHANNEL = "feltlab_tables"
 
@@ -17,6 +17,15 @@ _NEW_EVENTS = text("SELECT r.table_id, MAX(e.id) FROM round_events e JOIN rounds
                    "ON r.id = e.round_id WHERE e.id > :last GROUP BY r.table_id")
 _NEW_SEATS = text("SELECT table_id, MAX(id) FROM table_seats WHERE id > :last "
                   "GROUP BY table_id")
+
+
+def notify_at_commit(table_id: ColumnElement[int]) -> ColumnElement[object]:
+    """A column that NOTIFYs every worker that the row's table changed, sent by
+    PostgreSQL when the statement's transaction commits (and never if it rolls back):
+    a money request announces its change with no statement or transaction of its own.
+    The payload is ``TABLE:ORIGIN`` as :func:`notify` sends it (bind ``origin``)."""
+    return func.pg_notify(CHANNEL, func.concat(table_id, ":", bindparam("origin", type_=String))
+                          ).label("notified")
 
 
 def notify(engine: Engine, payload: str) -> None:

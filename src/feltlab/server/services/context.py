@@ -45,6 +45,7 @@ class Services:
     # one builder of a table's live state at a time, per (event loop, table)
     live_locks: dict[tuple[int, int], asyncio.Lock] = field(default_factory=dict)
     rechecked: dict[int, float] = field(default_factory=dict)  # last safety-net re-read
+    shared_tables: dict[int, bool] = field(default_factory=dict)  # a table's kind, by id
     _writers: dict[int, anyio.CapacityLimiter] = field(default_factory=dict)
 
     def writers(self) -> anyio.CapacityLimiter:
@@ -71,16 +72,23 @@ class Services:
         with transaction(self.sessions) as session:
             yield session
 
-    def publish(self, table_id: int, fresh: Fresh | None = None) -> None:
+    def publish(self, table_id: int, fresh: Fresh | None = None, notified: bool = False
+                ) -> None:
         """Tell every watcher of the table, in every worker, that it changed; with
         ``fresh`` (the table's state built by the change itself), this worker's watchers
-        are shown it without reading the table again."""
+        are shown it without reading the table again; ``notified`` when the change's
+        transaction sent PostgreSQL's NOTIFY itself."""
         install = None if fresh is None else partial(self._install, table_id, fresh.state)
         seen = None if fresh is None else fresh.seen
         if self.announcer is None:
             self.hub.publish(table_id, seen, install)
         else:
-            self.announcer.publish(table_id, seen, install)
+            self.announcer.publish(table_id, seen, install, notified)
+
+    @property
+    def origin(self) -> str:
+        """This worker's mark in NOTIFY payloads (its own are not heard again)."""
+        return "" if self.announcer is None else self.announcer.origin
 
     def _install(self, table_id: int, state: TableState, stamp: int) -> None:
         self.snapshots[table_id] = replace(state, stamp=stamp)

@@ -18,9 +18,9 @@ from contextlib import AbstractContextManager, contextmanager, nullcontext
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Engine, create_engine, event, text
+from sqlalchemy import Connection, Engine, create_engine, event, text
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import ArgumentError
+from sqlalchemy.exc import ArgumentError, DBAPIError
 from sqlalchemy.orm import Session, sessionmaker
 
 from feltlab.core.paths import user_data_dir
@@ -135,8 +135,16 @@ def make_engine(url: str, writer: bool = True) -> Engine:
         if writer and database is not None:
             _writer_locks[engine] = WriterLock(database)
         return engine
-    return create_engine(url, pool_size=POOL_SIZE, max_overflow=POOL_OVERFLOW,
-                         pool_pre_ping=True)
+    # no pre-ping (a round trip before every transaction): a connection found dropped
+    # fails its transaction before anything commits, and the money path runs it again
+    # (:func:`connection_dropped`); the pool then replaces every stale connection
+    return create_engine(url, pool_size=POOL_SIZE, max_overflow=POOL_OVERFLOW)
+
+
+def connection_dropped(error: DBAPIError) -> bool:
+    """Whether ``error`` says the database connection was lost (a restart, an idle
+    timeout): the transaction did not commit and may be run again on a new one."""
+    return bool(error.connection_invalidated)
 
 
 def _configure_sqlite(engine: Engine, writer: bool) -> None:
@@ -171,6 +179,15 @@ def transaction(factory: sessionmaker[Session]) -> Iterator[Session]:
     with writer_lock(bind) if isinstance(bind, Engine) else nullcontext(), \
             factory() as session, session.begin():
         yield session
+
+
+@contextmanager
+def write_connection(engine: Engine) -> Iterator[Connection]:
+    """One write transaction on a Core connection (the money path, without the ORM's
+    unit of work): committed if the block ends, rolled back if it raises; on SQLite
+    inside :class:`WriterLock`."""
+    with writer_lock(engine), engine.begin() as connection:
+        yield connection
 
 
 def lock_exclusive(session: Session, key: int) -> None:

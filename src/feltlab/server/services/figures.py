@@ -41,7 +41,7 @@ def figure_row(state: HandState, round_seat: RoundSeat, record: Round, first: bo
             "costs": json.dumps([[cost.pattern, cost.cost] for cost in figures.decisions])}
 
 
-def record_settled(session: Session, state: HandState, seats: Sequence[RoundSeat],
+def record_settled(connection: Connection, state: HandState, seats: Sequence[RoundSeat],
                    record: Round, written: Collection[int] = ()) -> None:
     """Insert the figures of every settled seat of a round (one statement), but those
     whose round seat ids are ``written`` already."""
@@ -49,7 +49,7 @@ def record_settled(session: Session, state: HandState, seats: Sequence[RoundSeat
     rows = [figure_row(state, seat, record, seat.seat == first) for seat in seats
             if seat.id not in written]
     if rows:
-        session.connection().execute(_INSERT, rows)
+        connection.execute(_INSERT, rows)
 
 
 def day_of(moment: datetime) -> str:
@@ -81,7 +81,7 @@ def backfill(session_factory: Callable[[], Session],
                 have = set(session.connection().execute(
                     select(_FIGURES.c.round_seat_id).where(_FIGURES.c.round_id == round_id)
                 ).scalars())
-                record_settled(session, loaded.state, loaded.seats, loaded.record, have)
+                record_settled(session.connection(), loaded.state, loaded.seats, loaded.record, have)
                 done += 1
         if progress is not None:
             progress(done, len(todo))

@@ -11,9 +11,10 @@ all.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Final
 
-from sqlalchemy import bindparam, func, insert, select, update
+from sqlalchemy import Connection, and_, bindparam, case, func, insert, or_, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 from sqlalchemy.orm.attributes import set_committed_value
@@ -119,6 +120,8 @@ _NEW_TRANSACTION = insert(table_of(LedgerTransaction)).returning(
 _SET_BALANCE = (update(table_of(Wallet)).where(table_of(Wallet).c.id == bindparam("wallet_id"))
                 .values(balance=bindparam("new_balance")))
 _NEW_ENTRY = insert(table_of(LedgerEntry))
+_NEW_ENTRIES = _NEW_ENTRY.returning(table_of(LedgerEntry).c.id)
+"""Several entries in one statement (RETURNING makes an executemany one INSERT)."""
 
 
 def transfer(session: Session, source: str, destination: str, amount: int, kind: str,
@@ -171,6 +174,109 @@ def pay(session: Session, user_id: int, currency: str, amount: int, round_id: in
     if amount:
         transfer(session, house_name(currency, shard), wallet_name(user_id, currency), amount,
                  "settle", round_id, memo)
+
+
+# --- a round's money in Core (the private tables' path) -----------------------------------
+
+_WALLETS, _TRANSACTIONS = table_of(Wallet), table_of(LedgerTransaction)
+_WALLET_ID = select(_WALLETS.c.id).where(_WALLETS.c.name == bindparam("name"))
+_ROUND_MONEY = (
+    update(_WALLETS)
+    .where(or_(_WALLETS.c.id == bindparam("house_id"),
+               and_(_WALLETS.c.name == bindparam("player"),
+                    _WALLETS.c.balance >= bindparam("debit"))))
+    .values(balance=_WALLETS.c.balance + case((_WALLETS.c.house, bindparam("house_delta")),
+                                              else_=bindparam("player_delta")))
+    .returning(_WALLETS.c.id, _WALLETS.c.house, _WALLETS.c.balance))
+"""A stake and a payout between a player and the house in one guarded statement: the
+player's row is changed only if it holds the stake, so no balance is read first."""
+_NEW_TRANSACTIONS = insert(_TRANSACTIONS).returning(_TRANSACTIONS.c.id, _TRANSACTIONS.c.kind)
+"""Several rows in one statement from one compiled form (an executemany with RETURNING;
+the rows come back in any order, told apart by their kind)."""
+
+
+_HOUSE_IDS: dict[tuple[str, str], int] = {}
+"""House wallet ids by database and name, kept by each worker: a wallet's id never
+changes, so the money path looks none up."""
+
+
+def house_wallet_id(connection: Connection, name: str) -> int:
+    """The id of house wallet ``name`` (created on first use); usually no query."""
+    key = (str(connection.engine.url), name)
+    found = _HOUSE_IDS.get(key)
+    if found is not None:
+        return found
+    wallet_id = connection.execute(_WALLET_ID, {"name": name}).scalar()
+    if wallet_id is not None:  # committed: kept
+        _HOUSE_IDS[key] = wallet_id
+        return int(wallet_id)
+    module = postgresql if connection.dialect.name == "postgresql" else sqlite
+    connection.execute(module.insert(_WALLETS).values(
+        name=name, user_id=None, currency=name.split(":")[1], house=True, balance=0
+    ).on_conflict_do_nothing(index_elements=["name"]))
+    return int(connection.execute(_WALLET_ID, {"name": name}).scalar_one())  # not kept:
+    # this transaction may yet roll back
+
+
+_PLAYER_BALANCE = select(_WALLETS.c.balance).where(_WALLETS.c.name == bindparam("name"))
+
+
+def player_balance(connection: Connection, user_id: int, currency: str) -> int:
+    """A player's balance, read in Core (no wallet object, no lock)."""
+    return int(connection.execute(_PLAYER_BALANCE, {"name": wallet_name(user_id, currency)}
+                                  ).scalar_one())
+
+
+@dataclass(frozen=True)
+class RoundMoney:
+    """What one request moves between a seat and the house: ``stake`` (player to house)
+    and ``payout`` (house to player, the stakes back plus the net result), either 0."""
+
+    stake: int
+    payout: int
+    why: str = "wagers"
+    """What the stake is for, in its memo (the wagers, or the decision's name)."""
+
+
+def move_round_money(connection: Connection, user_id: int, currency: str, house_id: int,
+                     money: RoundMoney, round_id: int, memo: str) -> int | None:
+    """Stake and pay out in one request's transaction: both wallets changed by one
+    guarded UPDATE, and each movement a balanced ledger transaction (stake, then
+    settle); returns the player's balance afterwards, or None (and nothing changed) when
+    the balance is less than the stake. ``memo`` names the round and seat. Three
+    statements, none when nothing moves."""
+    stake, payout = money.stake, money.payout
+    if not stake and not payout:
+        return None
+    rows = connection.execute(_ROUND_MONEY, {
+        "house_id": house_id, "player": wallet_name(user_id, currency), "debit": stake,
+        "house_delta": stake - payout, "player_delta": payout - stake}).all()
+    wallets = {bool(house): (wallet_id, balance) for wallet_id, house, balance in rows}
+    if False not in wallets:
+        return None
+    (house, house_after), (player, player_after) = wallets[True], wallets[False]
+    moment, kinds = now(), []
+    if stake:
+        kinds.append({"kind": "stake", "round_id": round_id, "memo": f"{memo}: {money.why}",
+                      "created_at": moment})
+    if payout:
+        kinds.append({"kind": "settle", "round_id": round_id, "memo": f"{memo}: settlement",
+                      "created_at": moment})
+    ids = dict((kind, record_id) for record_id, kind in
+               connection.execute(_NEW_TRANSACTIONS, kinds))
+    entries = []
+    if stake:
+        entries += [{"transaction_id": ids["stake"], "wallet_id": player, "amount": -stake,
+                     "balance_after": player_after - payout},
+                    {"transaction_id": ids["stake"], "wallet_id": house, "amount": stake,
+                     "balance_after": house_after + payout}]
+    if payout:
+        entries += [{"transaction_id": ids["settle"], "wallet_id": house, "amount": -payout,
+                     "balance_after": house_after},
+                    {"transaction_id": ids["settle"], "wallet_id": player, "amount": payout,
+                     "balance_after": player_after}]
+    connection.execute(_NEW_ENTRIES, entries)
+    return int(player_after)
 
 
 def reset_practice(session: Session, user_id: int) -> int:

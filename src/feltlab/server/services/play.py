@@ -1,109 +1,107 @@
 """Playing at a table: a bet (a private table deals at once, a shared one takes it into
 its betting window) and a decision, each a money request that answers the round as the
-caller sees it and shows the table's watchers its new state."""
+caller sees it and shows the table's watchers its new state. Each is one transaction
+with the caller's token read inside it (:mod:`feltlab.server.services.private_rounds`);
+a shared table's work in it is the ORM path here."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
 from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
 
-from feltlab.server.auth import Caller
-from feltlab.server.errors import Conflict, not_found
+from feltlab.server.auth import Caller, token_digest
+from feltlab.server.errors import Conflict, Unauthorized
 from feltlab.server.models import GameTable, Round, TableSeat, User, table_of
-from feltlab.server.services import rounds
-from feltlab.server.services.accounts import record_refused_use
+from feltlab.server.services import money_path, private_rounds, rounds
+from feltlab.server.services.accounts import caller_of, record_refused_use
 from feltlab.server.services.context import Services
-from feltlab.server.services.idempotency import (
-    Answer,
-    MoneyRequest,
-    run_money_request,
-    stored_answer,
-)
-from feltlab.server.services.round_log import LoadedRound, load_round, lock_for, unfinished_round
+from feltlab.server.services.idempotency import Answer, MoneyRequest
+from feltlab.server.services.private_rounds import Wagers
+from feltlab.server.services.round_log import LoadedRound, load_round, unfinished_round
 from feltlab.server.services.round_reads import round_view, state_of
-from feltlab.server.services.tables import lock_table
 from feltlab.server.views import Fresh
 
-
-@dataclass(frozen=True)
-class Wagers:
-    """A bet as the caller places it: wager amounts by name, the colour where the game
-    has one, and the client seed (checked already; "" for none)."""
-
-    wagers: dict[str, int]
-    colour: str | None
-    client_seed: str
-
+__all__ = ["Wagers", "bet", "count_if_complete", "decide", "refuse_if_betting_closed"]
 
 # built once, and in Core where no object is needed: these run on every bet
 _SEATS, _TABLES, _ROUNDS = table_of(TableSeat), table_of(GameTable), table_of(Round)
 _SEAT_OF = select(_SEATS.c.seat).where(_SEATS.c.table_id == bindparam("table_id"),
                                        _SEATS.c.user_id == bindparam("user_id"))
 _SEATED_USERS = select(_SEATS.c.user_id).where(_SEATS.c.table_id == bindparam("table_id"))
-_USER = select(User).where(User.id == bindparam("user_id"))
+_USERS = table_of(User)
 _ROUND_IN_PLAY = (select(_ROUNDS.c.id).join(_TABLES, _TABLES.c.id == _ROUNDS.c.table_id)
                   .join(_SEATS, _SEATS.c.table_id == _ROUNDS.c.table_id)
                   .where(_ROUNDS.c.table_id == bindparam("table_id"),
                          _TABLES.c.shared.is_(True), _TABLES.c.status == "open",
-                         _SEATS.c.user_id == bindparam("user_id"),
-                         _ROUNDS.c.phase.not_in(["wagers", "complete"])))
+                         _SEATS.c.user_id == _USERS.c.id,
+                         _ROUNDS.c.phase.not_in(["wagers", "complete"]))
+                  .limit(1).scalar_subquery().label("in_play"))
+_BETTING_CLOSED = (select(*money_path.CALLER_COLUMNS, _ROUND_IN_PLAY)
+                   .select_from(money_path.callers())
+                   .where(bindparam("digest") == money_path.TOKEN_HASH))
+"""The caller, their stored answer and the shared table's round being played, if any."""
 
 
-def refuse_if_betting_closed(found: Services, table_id: int, caller: Caller,
-                             key: str | None) -> None:
-    """Refuse, with a read only, a bet at a shared table whose round is being played: the
-    same refusal the write transaction would give, without queueing for the writer. A
-    retry of a request already answered goes on to get its first answer."""
+def refuse_if_betting_closed(found: Services, token: str, table_id: int,
+                             request: MoneyRequest) -> None:
+    """Refuse, with one read, a bet at a shared table whose round is being played: the
+    same refusal the write transaction would give, without queueing for the writer (the
+    token is checked here as well). A retry of a request already answered goes on to
+    get its first answer."""
     with found.read() as session:
-        if key is not None and stored_answer(session, caller.user_id, key) is not None:
-            return
-        current = session.connection().execute(_ROUND_IN_PLAY, {
-            "table_id": table_id, "user_id": caller.user_id}).first()
-    if current is not None:
+        row = session.connection().execute(_BETTING_CLOSED, {
+            "digest": token_digest(token), "key": request.key, "table_id": table_id}
+        ).first()
+    if row is None:
+        raise Unauthorized("sign in first: the token is missing or unknown")
+    caller = caller_of(row[0], row.revoked, row.last_used_at, row.user_id, row.username,
+                       row.role, found.auth)
+    if row.request_hash is None and row.in_play is not None:
         record_refused_use(found, caller)
-        raise Conflict(f"betting is closed: round {current.id} is being played")
+        raise Conflict(f"betting is closed: round {row.in_play} is being played")
 
 
-def bet(found: Services, caller: Caller, table_id: int, placed: Wagers,
+def bet(found: Services, token: str, table_id: int, placed: Wagers,
         request: MoneyRequest) -> Answer:
-    """Bet at the table (the wagers are debited here), then show its watchers."""
+    """Bet at the table (the wagers are debited here), then show its watchers. A shared
+    table whose round is being played refuses with a read only, before the writer."""
+    if shared_table(found, table_id):
+        refuse_if_betting_closed(found, token, table_id, request)
     fresh: list[Fresh] = []
 
-    def work(session: Session) -> tuple[int, Any]:
+    def at_shared(session: Session, caller: Caller, table: GameTable, user: User
+                  ) -> tuple[int, Any]:
         fresh.clear()
-        table = lock_table(session, table_id)
-        if table is None or (not table.shared and table.owner_id != caller.user_id):
-            raise not_found(f"table {table_id}")
         if table.status != "open":
             raise Conflict(f"table {table_id} is closed")
         seen = found.hub.stamp(table_id)  # the table is locked: nobody changes it now
-        user = session.scalars(_USER, {"user_id": caller.user_id}).one()
-        if table.shared:
-            loaded = _bet_at_shared(session, table, user, placed)
-        else:
-            loaded = _deal_private(session, table, user, placed)
-            count_if_complete(found, loaded)
+        loaded = _bet_at_shared(session, table, user, placed)
         fresh.append(Fresh(seen, state_of(session, table, loaded)))
         return 201, round_view(session, loaded, caller.user_id)
 
-    answer = run_money_request(found, caller, request, work)
-    found.publish(table_id, fresh[-1] if fresh else None)
+    answer = private_rounds.bet(found, token, table_id, placed, request, at_shared)
+    if fresh:  # the transaction sent NOTIFY (private_rounds' first read)
+        found.publish(table_id, fresh[-1], notified=True)
     return answer
 
 
-def _deal_private(session: Session, table: GameTable, user: User, placed: Wagers
-                  ) -> LoadedRound:
-    current = unfinished_round(session, table.id)
-    if current is not None:
-        raise Conflict(f"round {current} at this table is not finished")
-    loaded = rounds.open_round(session, table, placed.client_seed)
-    rounds.place_wagers(session, loaded, user, 1, placed.wagers, placed.colour)
-    rounds.deal(session, loaded)
-    return loaded
+_TABLE_KIND = select(_TABLES.c.shared).where(_TABLES.c.id == bindparam("table_id"))
+
+
+def shared_table(found: Services, table_id: int) -> bool:
+    """Whether the table is shared (kept per worker: a table never changes kind)."""
+    known = found.shared_tables.get(table_id)
+    if known is None:
+        with found.read() as session:
+            known = session.connection().execute(_TABLE_KIND, {"table_id": table_id}
+                                                 ).scalar()
+        if known is None:
+            return False
+        found.shared_tables[table_id] = bool(known)
+    return bool(known)
 
 
 def _bet_at_shared(session: Session, table: GameTable, user: User, placed: Wagers
@@ -131,29 +129,29 @@ def _bet_at_shared(session: Session, table: GameTable, user: User, placed: Wager
     return loaded
 
 
-def decide(found: Services, caller: Caller, round_id: int, decision: dict[str, Any],
+def decide(found: Services, token: str, round_id: int, decision: dict[str, Any],
            request: MoneyRequest) -> Answer:
     """The caller's decision (a raise, play or bet is debited here), then show the
     table's watchers."""
     fresh: list[Fresh] = []
 
-    def work(session: Session) -> tuple[int, Any]:
-        fresh.clear()
-        table, loaded = lock_for(session, round_id, caller.user_id)
+    def at_shared(session: Session, caller: Caller, table: GameTable, user: User
+                  ) -> tuple[int, Any]:
+        fresh.clear()  # the first read locked the table and found the caller's seat
+        loaded = load_round(session, round_id, lock=True)
         seen = found.hub.stamp(table.id)  # the table is locked: nobody changes it now
-        timer = timedelta(seconds=table.decision_seconds) if table.shared else None
-        rounds.act(session, loaded, caller.user_id, decision, timer)
+        timer = timedelta(seconds=table.decision_seconds)
+        rounds.act(session, loaded, user, decision, timer)
         count_if_complete(found, loaded)
         fresh.append(Fresh(seen, state_of(session, table, loaded)))
         return 200, round_view(session, loaded, caller.user_id)
 
-    answer = run_money_request(found, caller, request, work)
-    for changed in fresh:
-        found.publish(changed.state.view["id"], changed)
+    answer, _ = private_rounds.decide(found, token, round_id, decision, request, at_shared)
+    for changed in fresh:  # the transaction sent NOTIFY (private_rounds' first read)
+        found.publish(changed.state.view["id"], changed, notified=True)
     return answer
 
 
 def count_if_complete(found: Services, loaded: LoadedRound) -> None:
     """Count a round that has just completed in the metrics."""
-    if loaded.record.phase == "complete":
-        found.metrics.round_completed(loaded.rules.id, rounds.staked(loaded))
+    private_rounds.rounds_done(found, loaded)

@@ -14,6 +14,7 @@ from functools import lru_cache
 
 from sqlalchemy import bindparam, func, insert, select
 from sqlalchemy.orm import Session
+from sqlalchemy.orm.attributes import set_committed_value
 
 from feltlab.core.cards import Card
 from feltlab.core.engine import (
@@ -77,12 +78,38 @@ def load_round(session: Session, round_id: int, lock: bool = False) -> LoadedRou
         raise not_found(f"round {round_id}")
     record, shared = row
     seats = list(session.scalars(_SEATS, key))
-    actions = [action_from_json(json.loads(text))
-               for text in session.connection().execute(_EVENTS, key).scalars()]
+    if not record.log:  # a round from before the log column: its events, once
+        texts = list(session.connection().execute(_EVENTS, key).scalars())
+        set_committed_value(record, "log", extend_log("", texts))
+    actions = actions_of(record.log)
     rules = load_rules(record.rules_id)
     state = HandState.replay(rules, cached_deck(record.server_seed, record.client_seed),
                              actions)
     return LoadedRound(record, seats, rules, state, len(actions), shared)
+
+
+EMPTY_LOG = "[]"
+
+
+def extend_log(log: str, texts: list[str]) -> str:
+    """A round's log (a JSON array of actions) with the actions ``texts`` (each one
+    action's JSON) appended, without decoding it.
+
+    >>> extend_log("[]", ['{"type": "Deal"}'])
+    '[{"type": "Deal"}]'
+    >>> extend_log('[{"type": "Deal"}]', ['{"type": "Reveal"}', '{"type": "Settle"}'])
+    '[{"type": "Deal"},{"type": "Reveal"},{"type": "Settle"}]'
+    """
+    if not texts:
+        return log or EMPTY_LOG
+    if not log or log == EMPTY_LOG:
+        return "[" + ",".join(texts) + "]"
+    return log[:-1] + "," + ",".join(texts) + "]"
+
+
+def actions_of(log: str) -> list[Action]:
+    """The actions of a round's log."""
+    return [action_from_json(item) for item in json.loads(log or EMPTY_LOG)]
 
 
 @lru_cache(maxsize=4096)
@@ -121,9 +148,10 @@ def append(session: Session, loaded: LoadedRound, action: Action) -> None:
         loaded.state.apply(action)
     except ActionError as error:
         raise Refused(str(error)) from None
+    text = json.dumps(action_to_json(action))
     session.connection().execute(_NEW_EVENT, {  # Core: outside the unit of work
-        "round_id": loaded.record.id, "seq": loaded.events,
-        "action": json.dumps(action_to_json(action)), "at": now()})
+        "round_id": loaded.record.id, "seq": loaded.events, "action": text, "at": now()})
+    loaded.record.log = extend_log(loaded.record.log, [text])
     loaded.events += 1
     faults.event_appended()
 
@@ -148,8 +176,11 @@ def open_round_of(session: Session, user_id: int, currency: str) -> int | None:
         Round.phase != Phase.COMPLETE.value))
 
 
-def recent_rounds(session: Session, user_id: int, limit: int) -> list[int]:
-    """Ids of the caller's latest rounds, newest first."""
-    return list(session.scalars(
-        select(RoundSeat.round_id).where(RoundSeat.user_id == user_id)
-        .order_by(RoundSeat.round_id.desc()).limit(limit)))
+def recent_rounds(session: Session, user_id: int, limit: int, before: int | None = None
+                  ) -> list[int]:
+    """Ids of the caller's latest rounds, newest first; with ``before``, only those with a
+    smaller id (a cursor: the last id of the page before)."""
+    query = select(RoundSeat.round_id).where(RoundSeat.user_id == user_id)
+    if before is not None:
+        query = query.where(RoundSeat.round_id < before)
+    return list(session.scalars(query.order_by(RoundSeat.round_id.desc()).limit(limit)))

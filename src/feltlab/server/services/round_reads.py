@@ -73,11 +73,12 @@ def read_recall(found: Services, round_id: int, caller: Caller) -> dict[str, Any
         return recall(loaded, mine)
 
 
-def recent_views(found: Services, caller: Caller, limit: int) -> list[dict[str, Any]]:
-    """The caller's latest rounds, newest first."""
+def recent_views(found: Services, caller: Caller, limit: int, before: int | None = None
+                 ) -> list[dict[str, Any]]:
+    """The caller's latest rounds, newest first; with ``before``, those older than it."""
     with found.read() as session:
         return [round_view(session, load_round(session, round_id), caller.user_id)
-                for round_id in recent_rounds(session, caller.user_id, limit)]
+                for round_id in recent_rounds(session, caller.user_id, limit, before)]
 
 
 def read_table(found: Services, table_id: int, caller: Caller) -> dict[str, Any]:

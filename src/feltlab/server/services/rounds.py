@@ -13,6 +13,7 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
+from sqlalchemy import Connection
 from sqlalchemy.orm import Session
 
 from feltlab.core.engine import (
@@ -43,7 +44,7 @@ from feltlab.server.fairness import (
 from feltlab.server.models import GameTable, Round, RoundSeat, User
 from feltlab.server.services import figures, ledger
 from feltlab.server.services.limits import check_stake
-from feltlab.server.services.round_log import LoadedRound, append, cached_deck
+from feltlab.server.services.round_log import EMPTY_LOG, LoadedRound, append, cached_deck
 
 
 def rules_for(rules_id: str, fingerprint: str) -> Rules:
@@ -83,7 +84,8 @@ def open_round(session: Session, table: GameTable, client_seed: str,
     record = Round(table_id=table.id, rules_id=rules.id, fingerprint=rules.fingerprint,
                    currency=table.currency, server_seed=seed, commitment=commitment(seed),
                    client_seed=client_seed, phase=Phase.WAGERS.value, created_at=now(),
-                   deadline=None if phase_deadline is None else now() + phase_deadline)
+                   deadline=None if phase_deadline is None else now() + phase_deadline,
+                   log=EMPTY_LOG)
     session.add(record)
     session.flush()
     state = HandState(rules, deck_from_seed(seed, client_seed))
@@ -99,42 +101,62 @@ def place_wagers(session: Session, loaded: LoadedRound, user: User, seat: int,
         raise Conflict(f"you have already bet in round {loaded.record.id}")
     actions = wager_actions(loaded.rules, seat, wagers, colour)
     stake = sum(amount for amount in wagers.values() if amount)
-    before = _locked_and_checked(session, loaded, user.id, stake)
+    _locked_and_checked(session, loaded, user.id, stake)
     trial = HandState(loaded.rules, loaded.state.deck)
     for action in [*actions, Deal()]:
         try:
             trial.apply(action)
         except ActionError as error:
             raise Refused(str(error)) from None
-    round_seat = RoundSeat(round_id=loaded.record.id, seat=seat, user_id=user.id, staked=0,
-                           balance_before=before, client_seed=client_seed)
+    round_seat = RoundSeat(round_id=loaded.record.id, seat=seat, user_id=user.id,
+                           staked=stake, client_seed=client_seed)
+    after = move_seat_money(session.connection(), loaded, round_seat,
+                            ledger.RoundMoney(stake, 0, "wagers"))
+    round_seat.balance_before = after + stake
     session.add(round_seat)
     session.flush()
     loaded.seats.append(round_seat)
-    _stake(session, loaded, round_seat, stake, "wagers")
     for action in actions:
         append(session, loaded, action)
     return round_seat
 
 
 def _locked_and_checked(session: Session, loaded: LoadedRound, user_id: int, stake: int
-                        ) -> int:
+                        ) -> None:
     """Lock the player's wallet, then check ``stake`` against their limits
     (:func:`~feltlab.server.services.limits.check_stake`): with the lock taken first, the
     stakes a player makes at the same moment at other tables are counted one after
-    another. Returns the balance before the stake."""
-    before = ledger.balance(session, user_id, loaded.record.currency, lock=True,
-                            shard=ledger.house_shard(loaded.record.table_id))
+    another."""
+    ledger.balance(session, user_id, loaded.record.currency, lock=True,
+                   shard=ledger.house_shard(loaded.record.table_id))
     check_stake(session, user_id, loaded.record.currency, stake)
-    return before
 
 
 def _stake(session: Session, loaded: LoadedRound, seat: RoundSeat, amount: int,
            memo: str) -> None:
-    ledger.stake(session, seat.user_id, loaded.record.currency, amount, loaded.record.id,
-                 f"round {loaded.record.id} seat {seat.seat}: {memo}",
-                 ledger.house_shard(loaded.record.table_id))
+    if amount:
+        move_seat_money(session.connection(), loaded, seat,
+                        ledger.RoundMoney(amount, 0, memo))
     seat.staked += amount
+
+
+def move_seat_money(connection: Connection, loaded: LoadedRound, seat: RoundSeat,
+                    money: ledger.RoundMoney) -> int:
+    """Move a seat's stake and payout with the house's wallet for the round's table (see
+    :func:`feltlab.server.services.ledger.move_round_money`); refuses a stake its balance
+    does not cover. Answers the player's balance afterwards."""
+    record = loaded.record
+    if not money.stake and not money.payout:
+        return ledger.player_balance(connection, seat.user_id, record.currency)
+    house = ledger.house_wallet_id(connection, ledger.house_name(
+        record.currency, ledger.house_shard(record.table_id)))
+    after = ledger.move_round_money(connection, seat.user_id, record.currency, house, money,
+                                    record.id, f"round {record.id} seat {seat.seat}")
+    if after is None:
+        have = ledger.player_balance(connection, seat.user_id, record.currency)
+        raise Conflict(f"the {record.currency} balance of {have} is less than the "
+                       f"{money.stake} this needs")
+    return after
 
 
 def deal(session: Session, loaded: LoadedRound, decision: timedelta | None = None) -> None:
@@ -178,9 +200,22 @@ def action_for(seat: int, body: dict[str, Any]) -> Action:
     return Raise(seat, amount) if kind == "raise" else Bet(seat, amount)
 
 
-def act(session: Session, loaded: LoadedRound, user_id: int, body: dict[str, Any],
+def act(session: Session, loaded: LoadedRound, user: User, body: dict[str, Any],
         decision: timedelta | None = None) -> None:
-    """The caller's decision: checked by the engine, its stake debited, the round run on."""
+    """The caller's decision: checked by the engine and the player's limits, its stake
+    debited, the round run on."""
+    seat, action, stake = checked_decision(loaded, user.id, body)
+    if stake:  # a raise, a street bet, a play: checked as the opening bet is
+        _locked_and_checked(session, loaded, user.id, stake)
+    _stake(session, loaded, seat, stake, body["action"])
+    append(session, loaded, action)
+    advance(session, loaded, decision)
+
+
+def checked_decision(loaded: LoadedRound, user_id: int, body: dict[str, Any]
+                     ) -> tuple[RoundSeat, Action, int]:
+    """The caller's seat, the decision as an engine action and its stake, once the
+    round, the turn and the rules allow it (nothing changes here)."""
     seat = loaded.seat_of(user_id)
     if seat is None:
         raise not_found(f"round {loaded.record.id}")
@@ -195,20 +230,25 @@ def act(session: Session, loaded: LoadedRound, user_id: int, body: dict[str, Any
         state.verify(action)
     except ActionError as error:
         raise Refused(str(error)) from None
-    stake = state.stake_of(action)
-    if stake:  # a raise, a street bet, a play: checked as the opening bet is
-        _locked_and_checked(session, loaded, user_id, stake)
-    _stake(session, loaded, seat, stake, body["action"])
-    append(session, loaded, action)
-    advance(session, loaded, decision)
+    return seat, action, state.stake_of(action)
+
+
+def dealer_step(state: HandState) -> Action | None:
+    """The dealer's next action (a reveal, then the settlement), or None when a player
+    must decide or the round is complete."""
+    if state.phase is Phase.REVEAL:
+        return Reveal()
+    if state.phase is Phase.SETTLE:
+        return Settle()
+    return None
 
 
 def advance(session: Session, loaded: LoadedRound, decision: timedelta | None = None) -> None:
     """Run the dealer's part (reveals, settlement) until a player must decide or the round
     is complete; set the decision timer of a shared table."""
     state = loaded.state
-    while state.phase in (Phase.REVEAL, Phase.SETTLE):
-        append(session, loaded, Reveal() if state.phase is Phase.REVEAL else Settle())
+    while (step := dealer_step(state)) is not None:
+        append(session, loaded, step)
     loaded.record.phase = state.phase.value
     loaded.record.deadline = (now() + decision if decision is not None
                               and state.phase is Phase.DECISIONS else None)
@@ -222,13 +262,12 @@ def _pay_out(session: Session, loaded: LoadedRound) -> None:
         settlement = loaded.state.seats[seat.seat].settlement
         assert settlement is not None
         returned = seat.staked + settlement.total
-        ledger.pay(session, seat.user_id, loaded.record.currency, returned, loaded.record.id,
-                   f"round {loaded.record.id} seat {seat.seat}: settlement",
-                   ledger.house_shard(loaded.record.table_id))
         seat.total = settlement.total
-        seat.balance_after = ledger.balance(session, seat.user_id, loaded.record.currency)
+        seat.balance_after = move_seat_money(session.connection(), loaded, seat,
+                                             ledger.RoundMoney(0, returned))
     loaded.record.completed_at = now()
-    figures.record_settled(session, loaded.state, loaded.seats, loaded.record)
+    figures.record_settled(session.connection(), loaded.state, loaded.seats,
+                           loaded.record)
 
 
 def fold_absent(session: Session, loaded: LoadedRound, decision: timedelta) -> None:

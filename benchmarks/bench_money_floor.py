@@ -1,0 +1,223 @@
+"""Server CPU per private-table money request, feltlab beside the stack's floor.
+
+The floor is ``server_floor.py`` (see ``../shared/bench/README.md``: FastAPI + SQLAlchemy,
+a token looked up, a key inserted, a guarded debit, two ledger rows, one commit). Each
+is served alone by uvicorn (``feltlab serve`` with one worker) on a fresh database of the
+same kind, and driven by the same sequential client: the floor with bets, feltlab with
+bets and decisions at a High Card Flush practice table (a raise every other round, a
+fold the others). Runs alternate, and the medians are printed: the server processes' CPU
+seconds (Linux /proc) divided by the money requests served and, on PostgreSQL, the
+database backends' CPU beside it.
+
+    python benchmarks/bench_money_floor.py [--database sqlite|postgresql|both]
+        [--requests 600] [--repeats 3] [--floor ../shared/bench/server_floor.py]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import httpx
+
+HERE = Path(__file__).resolve().parent
+sys.path[:0] = [str(HERE.parent / "src"), str(HERE.parent / "tests")]
+
+from server.live_server import LiveServer  # noqa: E402
+from server.pg import ThrowawayPostgres, free_port  # noqa: E402
+
+DEFAULT_FLOOR = HERE.parent.parent / "shared" / "bench" / "server_floor.py"
+
+
+def cpu_seconds(pids: list[int]) -> float:
+    """User + system CPU seconds of ``pids`` (and, for a group leader, its group)."""
+    groups = {os.getpgid(pid) for pid in pids if Path(f"/proc/{pid}").exists()}
+    total = 0
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(entry.name) in pids or int(fields[2]) in groups:
+            total += int(fields[11]) + int(fields[12])
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+def backend_cpu(url: str, pids: list[int]) -> float:
+    del url
+    total = 0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += int(fields[11]) + int(fields[12])
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+def backends(url: str) -> list[int]:
+    """The PostgreSQL backends serving ``url``'s database now (not this query's own)."""
+    import psycopg
+
+    with psycopg.connect(url.replace("postgresql+psycopg://", "postgresql://")) as connection:
+        rows = connection.execute("SELECT pid FROM pg_stat_activity WHERE datname = "
+                                  "current_database() AND pid <> pg_backend_pid()").fetchall()
+    return [int(pid) for (pid,) in rows]
+
+
+@contextmanager
+def floor_server(floor: Path, url: str, log: Path) -> Iterator[tuple[str, int]]:
+    port = free_port()
+    database = url.replace("postgresql://", "postgresql+psycopg://", 1)
+    with log.open("ab") as out:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "uvicorn", f"{floor.stem}:app", "--port", str(port)],
+            cwd=floor.parent, env={**os.environ, "DB": database}, stdout=out,
+            stderr=subprocess.STDOUT, start_new_session=True)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(300):
+            try:
+                httpx.get(base + "/docs", timeout=1)
+                break
+            except httpx.TransportError:
+                time.sleep(0.1)
+        yield base, process.pid
+    finally:
+        process.kill()
+        process.wait()
+
+
+def drive_floor(base: str, requests: int, pid: int, url: str | None) -> tuple[float, float]:
+    with httpx.Client(base_url=base, timeout=60) as client:
+        token = client.post("/setup/1").json()["token"]
+        headers = {"Authorization": f"Bearer {token}"}
+        for index in range(20):  # warm up
+            client.post("/bet", json={"amount": 1},
+                        headers={**headers, "Idempotency-Key": f"warm-{index}"})
+        pg = backends(url) if url else []
+        server, database = cpu_seconds([pid]), backend_cpu("", pg)
+        for index in range(requests):
+            answer = client.post("/bet", json={"amount": 1},
+                                 headers={**headers, "Idempotency-Key": f"bet-{index}"})
+            assert answer.status_code == 200, answer.text
+        return ((cpu_seconds([pid]) - server) / requests,
+                (backend_cpu("", pg) - database) / requests)
+
+
+def drive_feltlab(base: str, requests: int, pid: int, url: str | None
+                  ) -> tuple[float, float]:
+    with httpx.Client(base_url=base, timeout=60) as client:
+        client.post("/api/v1/accounts", json={"username": "floor1", "password": "floor-pass1"})
+        token = client.post("/api/v1/login", json={"username": "floor1",
+                                                   "password": "floor-pass1"}).json()["token"]
+        client.cookies.clear()
+        headers = {"Authorization": f"Bearer {token}"}
+        table = client.post("/api/v1/tables", json={"rules": "high-card-flush"},
+                            headers=headers).json()["id"]
+        counter = {"sent": 0, "rounds": 0}
+
+        def money(path: str, body: dict[str, object]) -> dict[str, object]:
+            counter["sent"] += 1
+            answer = client.post(path, json=body, headers={
+                **headers, "Idempotency-Key": f"k-{counter['sent']}"})
+            assert answer.status_code in (200, 201), answer.text
+            view: dict[str, object] = answer.json()
+            return view
+
+        def play_round() -> None:
+            counter["rounds"] += 1
+            if counter["rounds"] % 100 == 0:
+                client.post("/api/v1/me/practice/reset", headers={
+                    **headers, "Idempotency-Key": f"reset-{counter['rounds']}"})
+            view = money(f"/api/v1/tables/{table}/rounds", {"wagers": {"ante": 1}})
+            while view["phase"] != "complete":
+                options = view["options"]
+                assert isinstance(options, list)
+                choice = options[-1] if counter["rounds"] % 2 else {"action": "fold"}
+                view = money(f"/api/v1/rounds/{view['id']}/actions", choice)
+
+        for _ in range(10):
+            play_round()
+        pg = backends(url) if url else []
+        server, database = cpu_seconds([pid]), backend_cpu("", pg)
+        counter["sent"] = 0
+        while counter["sent"] < requests:
+            play_round()
+        served = counter["sent"]
+        return ((cpu_seconds([pid]) - server) / served,
+                (backend_cpu("", pg) - database) / served)
+
+
+def fresh_database(postgres: ThrowawayPostgres | None, kind: str, folder: Path, name: str
+                   ) -> str:
+    if postgres is not None and kind == "postgresql":
+        return postgres.new_database()
+    return f"sqlite:///{folder / f'{name}.sqlite3'}"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--database", choices=["sqlite", "postgresql", "both"],
+                        default="both")
+    parser.add_argument("--requests", type=int, default=600)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--floor", type=Path, default=DEFAULT_FLOOR)
+    args = parser.parse_args()
+    kinds = ["sqlite", "postgresql"] if args.database == "both" else [args.database]
+    folder = Path(tempfile.mkdtemp(prefix="feltlab-floor-"))
+    postgres = ThrowawayPostgres() if "postgresql" in kinds else None
+    os.environ["FELTLAB_TOKEN_IDLE_MINUTES"] = "120"
+    try:
+        for kind in kinds:
+            floor_ms: list[float] = []
+            ours_ms: list[float] = []
+            floor_db: list[float] = []
+            ours_db: list[float] = []
+            for repeat in range(args.repeats):
+                url = fresh_database(postgres, kind, folder, f"floor-{repeat}")
+                with floor_server(args.floor, url, folder / "floor.log") as (base, pid):
+                    server, database = drive_floor(base, args.requests, pid,
+                                                   url if kind == "postgresql" else None)
+                floor_ms.append(server * 1000)
+                floor_db.append(database * 1000)
+                url = fresh_database(postgres, kind, folder, f"feltlab-{repeat}")
+                live = LiveServer(url, folder / "feltlab.log", workers=1)
+                live.start()
+                try:
+                    assert live.process is not None
+                    server, database = drive_feltlab(live.base, args.requests,
+                                                     live.process.pid,
+                                                     url if kind == "postgresql" else None)
+                finally:
+                    live.stop()
+                ours_ms.append(server * 1000)
+                ours_db.append(database * 1000)
+            floor, ours = statistics.median(floor_ms), statistics.median(ours_ms)
+            line = (f"{kind}: server CPU per money request: feltlab {ours:.2f} ms, floor "
+                    f"{floor:.2f} ms = {ours / floor:.2f}x (medians of {args.repeats} "
+                    f"alternating runs of {args.requests} requests; feltlab runs "
+                    f"{', '.join(f'{value:.2f}' for value in ours_ms)}, floor "
+                    f"{', '.join(f'{value:.2f}' for value in floor_ms)})")
+            if kind == "postgresql":
+                line += (f"; database backends per request: feltlab "
+                         f"{statistics.median(ours_db):.2f} ms, floor "
+                         f"{statistics.median(floor_db):.2f} ms")
+            print(line, flush=True)
+    finally:
+        if postgres is not None:
+            postgres.stop()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,340 @@
+"""The money requests of a private table (a bet that deals at once, a decision), in
+SQLAlchemy Core on :mod:`feltlab.server.services.money_path`'s frame.
+
+A bet or a decision is one transaction of at most eight statements: the first reads the
+caller, their stored answer, the table (locked) and, for a decision, the round with its
+whole log and the caller's seat; then the round's row, the money (one guarded UPDATE of
+both wallets, the ledger transactions, their entries), the events, the seat, and the
+stored answer. The engine runs in memory between the read and the writes, so a refusal
+writes nothing. A shared table's request runs in the same transaction through
+:mod:`feltlab.server.services.play`'s ORM path.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import Connection, Row, and_, bindparam, func, insert, select, update
+from sqlalchemy.orm import Session
+from sqlalchemy.sql.selectable import Join
+
+from feltlab.core.engine import Action, ActionError, Deal, HandState, Phase, action_to_json
+from feltlab.server import faults
+from feltlab.server.auth import Caller
+from feltlab.server.clock import now
+from feltlab.server.errors import Conflict, Refused, not_found
+from feltlab.server.fairness import commitment, new_server_seed
+from feltlab.server.models import (
+    GameTable,
+    Round,
+    RoundEvent,
+    RoundSeat,
+    User,
+    Wallet,
+    table_of,
+)
+from feltlab.server.services import figures, ledger, money_path, rounds
+from feltlab.server.services.context import Services
+from feltlab.server.services.idempotency import Answer, MoneyRequest
+from feltlab.server.services.limits import check_stake, refuse_if_barred
+from feltlab.server.services.round_log import (
+    EMPTY_LOG,
+    LoadedRound,
+    actions_of,
+    cached_deck,
+    extend_log,
+)
+from feltlab.server.views import Fresh, table_state, view_of
+
+_TABLES, _ROUNDS, _SEATS = table_of(GameTable), table_of(Round), table_of(RoundSeat)
+_EVENTS, _WALLETS, _USERS = table_of(RoundEvent), table_of(Wallet), table_of(User)
+_TABLE_NAMES, _ROUND_NAMES, _SEAT_NAMES = (tuple(column.name for column in table.c)
+                                           for table in (_TABLES, _ROUNDS, _SEATS))
+"""Column names, listed once: iterating a table's columns costs more than a query."""
+_TABLE_COLUMNS = tuple(column.label(f"t_{column.name}") for column in _TABLES.c)
+_ROUND_COLUMNS = tuple(column.label(f"r_{column.name}") for column in _ROUNDS.c)
+_SEAT_COLUMNS = tuple(column.label(f"s_{column.name}") for column in _SEATS.c)
+_UNFINISHED = (select(func.min(_ROUNDS.c.id))
+               .where(_ROUNDS.c.table_id == _TABLES.c.id, _ROUNDS.c.phase != "complete")
+               .scalar_subquery().label("unfinished"))
+
+
+def _at_table(joined: Join) -> Join:
+    return joined.join(_TABLES, _TABLES.c.id == bindparam("table_id"))
+
+
+def _in_round(joined: Join) -> Join:
+    return (joined.join(_SEATS, and_(_SEATS.c.round_id == bindparam("round_id"),
+                                     _SEATS.c.user_id == _USERS.c.id))
+            .join(_ROUNDS, _ROUNDS.c.id == _SEATS.c.round_id)
+            .join(_TABLES, _TABLES.c.id == _ROUNDS.c.table_id)
+            .join(_WALLETS, and_(_WALLETS.c.user_id == _USERS.c.id,
+                                 _WALLETS.c.currency == _ROUNDS.c.currency)))
+
+
+# the table's row is locked first, as on every path that changes a round (no cycles)
+_BET_READ = money_path.first_read(*_TABLE_COLUMNS, _UNFINISHED, joined=_at_table,
+                                  table_id=_TABLES.c.id, locked=_TABLES)
+_ACT_READ = money_path.first_read(*_TABLE_COLUMNS, *_ROUND_COLUMNS, *_SEAT_COLUMNS,
+                                  _WALLETS.c.balance.label("balance"), joined=_in_round,
+                                  table_id=_TABLES.c.id, locked=_TABLES)
+_NEW_ROUND = insert(_ROUNDS).returning(_ROUNDS.c.id)
+_NEW_SEAT = insert(_SEATS).returning(_SEATS.c.id)
+_NEW_EVENTS = insert(_EVENTS).returning(_EVENTS.c.id)  # one statement for all rows
+_SEAT_FIGURES = (update(_SEATS).where(_SEATS.c.id == bindparam("seat_id"))
+                 .values(staked=bindparam("new_staked"), total=bindparam("new_total"),
+                         balance_after=bindparam("new_balance_after")))
+_NEXT_SEED = (update(_TABLES).where(_TABLES.c.id == bindparam("table_id_"))
+              .values(next_server_seed=bindparam("new_seed")))
+_ROUND_MOVED = (update(_ROUNDS).where(_ROUNDS.c.id == bindparam("round_id_"))
+                .values(phase=bindparam("new_phase"), log=bindparam("new_log"),
+                        completed_at=bindparam("new_completed_at")))
+
+SharedWork = Callable[[Session, Caller, GameTable, User], tuple[int, Any]]
+"""A shared table's work in the same transaction (the ORM path, on this connection), given
+the table (locked) and the caller's account as the first read found them."""
+
+
+@dataclass(frozen=True)
+class Wagers:
+    """A bet as the caller places it: wager amounts by name, the colour where the game
+    has one, and the client seed (checked already; "" for none)."""
+
+    wagers: dict[str, int]
+    colour: str | None
+    client_seed: str
+
+
+def _table(row: Row[Any]) -> GameTable:
+    """The table as the first read found it (not attached to a session)."""
+    return GameTable(**{name: getattr(row, f"t_{name}") for name in _TABLE_NAMES})
+
+
+def _in_session(connection: Connection, caller: Caller, row: Row[Any], shared: SharedWork
+                ) -> tuple[int, Any]:
+    """A shared table's request: the ORM path, in this transaction."""
+    with Session(bind=connection, expire_on_commit=False) as session:
+        answer = shared(session, caller, _table(row), money_path.user_of(row))
+        session.flush()
+    return answer
+
+
+# --- a bet ---------------------------------------------------------------------------------
+
+def bet(found: Services, token: str, table_id: int, placed: Wagers, request: MoneyRequest,
+        shared: SharedWork) -> Answer:
+    """Bet at table ``table_id``: a private table opens a round, stakes the wagers and
+    deals (and settles, if nobody has a decision to make); a shared one runs ``shared``."""
+    fresh: list[Fresh] = []
+
+    def work(connection: Connection, caller: Caller, row: Row[Any]) -> tuple[int, Any]:
+        fresh.clear()
+        table = _table(row)
+        if table.shared:
+            return _in_session(connection, caller, row, shared)
+        if table.owner_id != caller.user_id:
+            raise not_found(f"table {table_id}")
+        if table.status != "open":
+            raise Conflict(f"table {table_id} is closed")
+        if row.unfinished is not None:
+            raise Conflict(f"round {row.unfinished} at this table is not finished")
+        seen = found.hub.stamp(table_id)  # the table is locked: nobody changes it now
+        loaded = _deal(found, connection, caller, row, table, placed)
+        fresh.append(Fresh(seen, table_state(table, None, loaded,
+                                             {caller.user_id: caller.username})))
+        return 201, view_of(loaded, caller.user_id, {})
+
+    answer = money_path.run(found, token, request, _BET_READ, {"table_id": table_id}, work,
+                            lambda: not_found(f"table {table_id}"))
+    if fresh:
+        found.publish(table_id, fresh[-1], notified=True)
+    return answer
+
+
+def _deal(found: Services, connection: Connection, caller: Caller, row: Row[Any],
+          table: GameTable, placed: Wagers) -> LoadedRound:
+    rules = rounds.rules_for(table.rules_id, table.fingerprint)
+    actions = rounds.wager_actions(rules, 1, placed.wagers, placed.colour)
+    stake = sum(amount for amount in placed.wagers.values() if amount)
+    _check_stake(connection, row, table.id, table.currency, stake)
+    # the seed whose commitment the table showed before the bet; the table draws the next
+    seed, table.next_server_seed = table.next_server_seed or new_server_seed(), new_server_seed()
+    connection.execute(_NEXT_SEED, {"table_id_": table.id, "new_seed": table.next_server_seed})
+    state = HandState(rules, cached_deck(seed, placed.client_seed))  # kept for the decisions
+    _run(state, [*actions, Deal()])
+    moment = now()
+    record = Round(table_id=table.id, rules_id=rules.id, fingerprint=rules.fingerprint,
+                   currency=table.currency, server_seed=seed, commitment=commitment(seed),
+                   client_seed=placed.client_seed, phase=state.phase.value,
+                   created_at=moment, deadline=None, log=EMPTY_LOG,
+                   completed_at=moment if state.phase is Phase.COMPLETE else None)
+    texts = [json.dumps(action_to_json(action)) for action in state.log]
+    record.log = extend_log(EMPTY_LOG, texts)
+    record.id = connection.execute(_NEW_ROUND, [_round_values(record)]).scalar_one()
+    seat = RoundSeat(round_id=record.id, seat=1, user_id=caller.user_id, staked=stake,
+                     client_seed=placed.client_seed)
+    loaded = LoadedRound(record, [seat], rules, state, len(texts))
+    payout = _settle(loaded)
+    after = rounds.move_seat_money(connection, loaded, seat,
+                                   ledger.RoundMoney(stake, payout, "wagers"))
+    seat.balance_before = after - payout + stake
+    if state.phase is Phase.COMPLETE:
+        seat.balance_after = after
+    seat.id = connection.execute(_NEW_SEAT, [{name: getattr(seat, name) for name in
+                                              _SEAT_NAMES if name != "id"}]).scalar_one()
+    _append(connection, record.id, 0, texts, moment)
+    if state.phase is Phase.COMPLETE:
+        figures.record_settled(connection, state, loaded.seats, record)
+    rounds_done(found, loaded)
+    return loaded
+
+
+def _round_values(record: Round) -> dict[str, Any]:
+    return {name: getattr(record, name) for name in _ROUND_NAMES if name != "id"}
+
+
+# --- a decision ----------------------------------------------------------------------------
+
+def decide(found: Services, token: str, round_id: int, decision: dict[str, Any],
+           request: MoneyRequest, shared: SharedWork) -> tuple[Answer, int | None]:
+    """The caller's decision in round ``round_id`` (its stake debited, the round run on,
+    settled when complete); a shared table's runs ``shared``. Also answers the table, so
+    that the caller can show its watchers (None at a shared table: ``shared`` does)."""
+    fresh: list[Fresh] = []
+
+    def work(connection: Connection, caller: Caller, row: Row[Any]) -> tuple[int, Any]:
+        fresh.clear()
+        table = _table(row)
+        if table.shared:
+            return _in_session(connection, caller, row, shared)
+        seen = found.hub.stamp(table.id)  # the table is locked: nobody changes it now
+        loaded = _loaded(connection, row)
+        _decide(found, connection, row, loaded, caller, decision)
+        fresh.append(Fresh(seen, table_state(table, None, loaded,
+                                             {caller.user_id: caller.username})))
+        return 200, view_of(loaded, caller.user_id, {})
+
+    answer = money_path.run(found, token, request, _ACT_READ, {"round_id": round_id}, work,
+                            lambda: not_found(f"round {round_id}"))
+    if not fresh:
+        return answer, None
+    table_id = fresh[-1].state.view["id"]
+    found.publish(table_id, fresh[-1], notified=True)
+    return answer, table_id
+
+
+def _loaded(connection: Connection, row: Row[Any]) -> LoadedRound:
+    """The round and the caller's seat from the first read (no further read: the log is
+    on the round's row; a round from before that column reads its events once)."""
+    record = Round(**{name: getattr(row, f"r_{name}") for name in _ROUND_NAMES})
+    seat = RoundSeat(**{name: getattr(row, f"s_{name}") for name in _SEAT_NAMES})
+    if not record.log:
+        texts = connection.execute(select(_EVENTS.c.action).where(
+            _EVENTS.c.round_id == record.id).order_by(_EVENTS.c.seq)).scalars().all()
+        record.log = extend_log("", list(texts))
+    actions = actions_of(record.log)
+    rules = rounds.rules_for(record.rules_id, record.fingerprint)
+    state = HandState.replay(rules, cached_deck(record.server_seed, record.client_seed),
+                             actions)
+    return LoadedRound(record, [seat], rules, state, len(actions))
+
+
+def _decide(found: Services, connection: Connection, row: Row[Any], loaded: LoadedRound,
+            caller: Caller, decision: dict[str, Any]) -> None:
+    seat, action, stake = rounds.checked_decision(loaded, caller.user_id, decision)
+    record = loaded.record
+    if stake:
+        _check_stake(connection, row, record.table_id, record.currency, stake)
+    before = len(loaded.state.log)
+    _run(loaded.state, [action])
+    seat.staked += stake
+    state = loaded.state
+    texts = [json.dumps(action_to_json(item)) for item in state.log[before:]]
+    moment = now()
+    record.log = extend_log(record.log, texts)
+    record.phase = state.phase.value
+    if state.phase is Phase.COMPLETE:
+        record.completed_at = moment
+    payout = _settle(loaded)
+    money = ledger.RoundMoney(stake, payout, decision["action"])
+    if state.phase is Phase.COMPLETE:
+        seat.balance_after = (rounds.move_seat_money(connection, loaded, seat, money)
+                              if stake or payout else row.balance)
+    elif stake:
+        rounds.move_seat_money(connection, loaded, seat, money)
+    _append(connection, record.id, loaded.events, texts, moment)
+    loaded.events += len(texts)
+    if stake or state.phase is Phase.COMPLETE:
+        connection.execute(_SEAT_FIGURES, {"seat_id": seat.id, "new_staked": seat.staked,
+                                           "new_total": seat.total,
+                                           "new_balance_after": seat.balance_after})
+    connection.execute(_ROUND_MOVED, {"round_id_": record.id, "new_phase": record.phase,
+                                      "new_log": record.log,
+                                      "new_completed_at": record.completed_at})
+    if state.phase is Phase.COMPLETE:
+        figures.record_settled(connection, state, loaded.seats, record)
+    rounds_done(found, loaded)
+
+
+# --- the steps both share --------------------------------------------------------------------
+
+def _check_stake(connection: Connection, row: Row[Any], table_id: int, currency: str,
+                 stake: int) -> None:
+    """The player's limits on a stake (:mod:`feltlab.server.services.limits`): at practice,
+    the account's bar from the first read (no query); at cash, the player's wallet locked
+    first, as on the shared path, then the daily loss limit's one query, so that stakes
+    made at once at other tables are counted one after another."""
+    if currency != "cash":
+        refuse_if_barred(bool(row.locked), row.excluded_until, now())
+        return
+    session = Session(bind=connection)
+    ledger.balance(session, row.user_id, currency, lock=True,
+                   shard=ledger.house_shard(table_id))
+    check_stake(session, row.user_id, currency, stake)
+
+
+def _run(state: HandState, actions: list[Action]) -> None:
+    """Apply ``actions``, then the dealer's part up to the next decision or the end."""
+    try:
+        for action in actions:
+            state.apply(action)
+        while (step := rounds.dealer_step(state)) is not None:
+            state.apply(step)
+    except ActionError as error:
+        raise Refused(str(error)) from None
+
+
+def _settle(loaded: LoadedRound) -> int:
+    """Settlement, in one place: when the round is complete, each seat's net result is
+    set on it and what the house pays back (its stakes plus that result) is answered."""
+    if loaded.state.phase is not Phase.COMPLETE:
+        return 0
+    payout = 0
+    for seat in loaded.seats:
+        settlement = loaded.state.seats[seat.seat].settlement
+        assert settlement is not None
+        seat.total = settlement.total
+        payout += seat.staked + settlement.total
+    return payout
+
+
+def _append(connection: Connection, round_id: int, first: int, texts: list[str],
+            moment: datetime) -> None:
+    """Append the request's actions to the round's event log (one statement)."""
+    if not texts:
+        return
+    connection.execute(_NEW_EVENTS, [{"round_id": round_id, "seq": first + index,
+                                      "action": text, "at": moment}
+                                     for index, text in enumerate(texts)])
+    for _ in texts:
+        faults.event_appended()
+
+
+def rounds_done(found: Services, loaded: LoadedRound) -> None:
+    """Count a round that has just completed in the metrics."""
+    if loaded.record.phase == Phase.COMPLETE.value:
+        found.metrics.round_completed(loaded.rules.id, rounds.staked(loaded))

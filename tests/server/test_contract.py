@@ -130,7 +130,7 @@ def test_an_unknown_rule_set_is_not_found(app_client: TestClient) -> None:
     headers = sign_up(app_client)
     answer = app_client.post("/api/v1/tables", headers=headers, json={"rules": "nope"})
     assert answer.status_code == 404
-    assert "no built-in rule set 'nope'" in answer.json()["detail"]
+    assert "no rule set 'nope'" in answer.json()["detail"]
 
 
 def test_the_dealer_check_needs_a_rule_set_first(app_client: TestClient) -> None:

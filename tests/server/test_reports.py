@@ -213,7 +213,7 @@ def test_csv_cli_and_dates_give_the_apis_numbers(client: TestClient, database_ur
     reversed_days = client.get("/api/v1/admin/reports/players", headers=admin,
                                params={"from": "2026-02-01", "to": "2026-01-01"})
     assert reversed_days.status_code == 422
-    assert client.get("/api/v1/admin/reports/hands", headers=admin).status_code == 422
+    assert client.get("/api/v1/admin/reports/hands", headers=admin).status_code == 404
 
 
 def test_backfill_writes_the_same_figures(client: TestClient, database_url: str,

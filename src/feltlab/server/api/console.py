@@ -8,6 +8,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
 
+from feltlab.server.api.contract import refusals
 from feltlab.server.api.deps import AdminDep, ServicesDep, moves_money
 from feltlab.server.api.money import EncodedJSON, encoded, money_request
 from feltlab.server.api.reports import Currency, DayText, FromDay, span_of
@@ -24,9 +25,11 @@ from feltlab.server.api.schemas import (
     PlayerLimitsRequest,
     RowId,
 )
+from feltlab.server.middleware import StrictJSONRoute
 from feltlab.server.services import admin_players, console
 
-router = APIRouter(prefix="/api/v1/admin", tags=["admin"])
+router = APIRouter(prefix="/api/v1/admin", tags=["admin"], responses=refusals(403),
+                   route_class=StrictJSONRoute)
 
 @router.get("/players", response_model=list[PlayerView])
 def search_players(caller: AdminDep, found: ServicesDep,
@@ -36,7 +39,7 @@ def search_players(caller: AdminDep, found: ServicesDep,
     return admin_players.search(found, q, limit)
 
 
-@router.get("/players/{user_id}", response_model=PlayerDetail)
+@router.get("/players/{user_id}", response_model=PlayerDetail, responses=refusals(404))
 def read_player(user_id: RowId, caller: AdminDep, found: ServicesDep, start: FromDay = None,
                 to: DayText = None, currency: Currency = "cash") -> dict[str, Any]:
     """One account with its rating: hands an hour, average bet, theo, decision cost per
@@ -44,21 +47,22 @@ def read_player(user_id: RowId, caller: AdminDep, found: ServicesDep, start: Fro
     return admin_players.player(found, user_id, span_of(start, to, currency))
 
 
-@router.post("/players/{user_id}/lock", response_model=PlayerView)
+@router.post("/players/{user_id}/lock", response_model=PlayerView, responses=refusals(404))
 def lock_player(user_id: RowId, body: LockRequest, caller: AdminDep, found: ServicesDep
                 ) -> dict[str, Any]:
     """Lock an account: it places no bet until unlocked."""
     return admin_players.set_locked(found, caller, user_id, True, body.reason)
 
 
-@router.post("/players/{user_id}/unlock", response_model=PlayerView)
+@router.post("/players/{user_id}/unlock", response_model=PlayerView,
+              responses=refusals(404))
 def unlock_player(user_id: RowId, body: LockRequest, caller: AdminDep, found: ServicesDep
                   ) -> dict[str, Any]:
     """Unlock an account."""
     return admin_players.set_locked(found, caller, user_id, False, body.reason)
 
 
-@router.put("/players/{user_id}/limits", response_model=PlayerView)
+@router.put("/players/{user_id}/limits", response_model=PlayerView, responses=refusals(404))
 def set_player_limits(user_id: RowId, body: PlayerLimitsRequest, caller: AdminDep,
                       found: ServicesDep) -> dict[str, Any]:
     """Change a player's limits by the rules of the player's own change."""
@@ -66,7 +70,8 @@ def set_player_limits(user_id: RowId, body: PlayerLimitsRequest, caller: AdminDe
                                     body.self_exclude_days, body.reason)
 
 
-@router.post("/players/{user_id}/cash", response_model=CashAdjusted)
+@router.post("/players/{user_id}/cash", response_model=CashAdjusted,
+              responses=refusals(404, 409))
 @moves_money
 def adjust_player_cash(user_id: RowId, body: PlayerCashRequest, caller: AdminDep,
                        found: ServicesDep, request: Request) -> EncodedJSON:

@@ -4,17 +4,22 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Path, Query
 from fastapi.responses import Response
 
+from feltlab.server.api.contract import refusals
 from feltlab.server.api.deps import AdminDep, ServicesDep
 from feltlab.server.api.responses import Alerts, Report
+from feltlab.server.errors import NotFound
+from feltlab.server.middleware import StrictJSONRoute
 from feltlab.server.services import reports
 from feltlab.server.services.reports import Span
 
-router = APIRouter(prefix="/api/v1/admin", tags=["admin"])
+router = APIRouter(prefix="/api/v1/admin", tags=["admin"], responses=refusals(403),
+                   route_class=StrictJSONRoute)
 
-Grouping = Literal["players", "tables", "days", "rules"]
+Grouping = Annotated[str, Path(max_length=20)]
+"""players, tables, days or rules: another is 404 (checked when the request runs)."""
 DayText = Annotated[str | None, Query(max_length=10, pattern=r"^\d{4}-\d{2}-\d{2}$")]
 FromDay = Annotated[str | None, Query(alias="from", max_length=10,
                                       pattern=r"^\d{4}-\d{2}-\d{2}$")]
@@ -27,13 +32,16 @@ def span_of(start: str | None, end: str | None, currency: str) -> Span:
 
 
 @router.get("/reports/{grouping}", response_model=Report, response_model_exclude_unset=True,
-            responses={200: {"content": {"text/csv": {}}}})
+            responses={200: {"content": {"text/csv": {}}}, **refusals(404)})
 def read_report(grouping: Grouping, caller: AdminDep, found: ServicesDep,
                 start: FromDay = None, to: DayText = None, currency: Currency = "cash",
                 format: Literal["json", "csv"] = "json") -> Any:
     """Handle, win, hold, theoretical and expected win with the 95% band, by player,
     table, day or rule set over inclusive UTC days, with the totals, the last day's, and
     month- and year-to-date; ``?format=csv`` gives the same as CSV."""
+    if grouping not in reports.GROUPINGS:
+        raise NotFound(f"no report {grouping[:20]!r}: reports group by "
+                       f"{', '.join(reports.GROUPINGS)}")
     answer = reports.read_report(found, grouping, span_of(start, to, currency))
     if format == "csv":
         return Response(reports.to_csv(answer), media_type="text/csv; charset=utf-8",

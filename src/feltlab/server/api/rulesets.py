@@ -7,15 +7,18 @@ from typing import Any
 
 from fastapi import APIRouter, Response
 
+from feltlab.server.api.contract import refusals
 from feltlab.server.api.deps import AdminDep, ServicesDep
 from feltlab.server.api.page_responses import PublishedRules
 from feltlab.server.api.schemas import DesignRequest, RulesId
+from feltlab.server.middleware import StrictJSONRoute
 from feltlab.server.services import rulesets
 
-router = APIRouter(prefix="/api/v1/admin/rulesets", tags=["admin"])
+router = APIRouter(prefix="/api/v1/admin/rulesets", tags=["admin"], responses=refusals(403),
+                   route_class=StrictJSONRoute)
 
 
-@router.post("", status_code=201, response_model=PublishedRules)
+@router.post("", status_code=201, response_model=PublishedRules, responses=refusals(409))
 def publish(body: DesignRequest, caller: AdminDep, found: ServicesDep,
             response: Response) -> dict[str, Any]:
     """Publish a rule set under its own id: 201 with its id and fingerprint; the same
@@ -32,7 +35,8 @@ def list_published(caller: AdminDep, found: ServicesDep) -> list[dict[str, Any]]
     return rulesets.list_published(found)
 
 
-@router.post("/{rules_id}/withdraw", response_model=PublishedRules)
+@router.post("/{rules_id}/withdraw", response_model=PublishedRules,
+             responses=refusals(404))
 def withdraw(rules_id: RulesId, caller: AdminDep, found: ServicesDep) -> dict[str, Any]:
     """Stop new tables from using a published rule set (its rounds still verify)."""
     return rulesets.withdraw(found, caller, rules_id)

@@ -185,8 +185,10 @@ RowId = Annotated[int, Path(ge=1, le=2**31 - 1)]
 RulesPath = Annotated[str, Path(max_length=64, pattern=RULES_ID_PATTERN)]
 """A rule set's id in a path."""
 
-RulesText = Annotated[str, StringConstraints(min_length=1, max_length=60_000)]
-"""A rule set as TOML text (the request body's limit bounds it first)."""
+RulesText = Annotated[str, StringConstraints(min_length=1, max_length=5_000)]
+"""A rule set as TOML text (a built-in one is about 1,000 characters). At most 5,000, so
+that any text the schema allows, each character escaped in JSON (up to 12 bytes), fits the
+request body's limit of 64 KiB."""
 
 
 class DesignRequest(Strict):

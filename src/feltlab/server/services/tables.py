@@ -9,7 +9,7 @@ from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
 
 from feltlab.analysis.figures import warm
-from feltlab.core.rules import Rules, RulesError, load_rules, open_ids
+from feltlab.core.rules import Rules, RulesError, is_known, load_rules, open_ids
 from feltlab.server.auth import Caller
 from feltlab.server.clock import now
 from feltlab.server.errors import NotFound, Refused, not_found
@@ -68,8 +68,10 @@ def table_rules(rules_id: str) -> Rules:
     computing in the background now."""
     known = open_ids()
     if rules_id not in known:
-        raise NotFound(f"there is no rule set {rules_id[:64]!r} open to new tables; rule "
-                       f"sets are {', '.join(known)}")
+        if is_known(rules_id):
+            raise Refused(f"the rule set {rules_id[:64]!r} is withdrawn: it opens no new table")
+        raise NotFound(f"there is no rule set {rules_id[:64]!r}; rule sets are "
+                       f"{', '.join(known)}")
     try:
         rules = load_rules(rules_id)
     except RulesError as error:

@@ -114,7 +114,10 @@ def test_console_shows_the_pit(server: Server, desktop: Any, watch: Watch,
     page.keyboard.press("Enter")
     page.wait_for_function("() => document.getElementById('lock-button').textContent === 'Unlock'",
                            timeout=TIMEOUT)
-    assert "account_locked" in page.locator("#audit-table").text_content()
+    # the console reloads the player and the audit log at once: wait for the log's line
+    page.wait_for_function(
+        "() => document.getElementById('audit-table').textContent.includes('account_locked')",
+        timeout=TIMEOUT)
     page.screenshot(path=str(artifacts / "admin-console-player.png"), full_page=True)
     assert_axe_clean(page, "admin-console-player", artifacts)
     page.get_by_label("Reason for locking or unlocking").fill("cleared")

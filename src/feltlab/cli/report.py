@@ -34,7 +34,7 @@ def _print_table(answer: dict[str, Any]) -> None:
     for key in keys:
         table.add_column(key)
     for column in ("rounds", "handle", "win", "hold", "theo win", "expected win",
-                   "decision cost", "95% band", ""):
+                   "decision cost", "95% band", "win in band"):
         table.add_column(column, justify="right")
 
     def cells(row: dict[str, Any]) -> list[str]:
@@ -42,7 +42,7 @@ def _print_table(answer: dict[str, Any]) -> None:
         return [str(row["rounds"]), _money(row["handle"]), _money(row["win"]),
                 _hold(row["hold"]), _money(row["theo_win"]), _money(row["expected_win"]),
                 _money(row["decision_cost"]), f"{_money(low)} .. {_money(high)}",
-                "OUTSIDE" if row["outside_band"] else ""]
+                "OUTSIDE" if row["outside_band"] else "inside"]
 
     for row in answer["rows"]:
         table.add_row(*(str(row[key]) for key in keys), *cells(row))

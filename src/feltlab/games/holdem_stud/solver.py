@@ -194,18 +194,40 @@ def street_option_sums(sets: npt.NDArray[np.uint8], row: int, next_values: I64, 
 
 
 @nb.njit(cache=True)
+def child_sums(sets: npt.NDArray[np.uint8], row: int, next_values: I64, binom: I64,
+               out: I64) -> None:
+    """``out[j]``: the sum of ``next_values[child, j]`` over the sets one card larger.
+
+    A bet's scaled value at a node depends on the antes at risk after it alone, so every
+    option of every column of the row is one entry of this sum (see
+    :func:`street_option_sums`): the next cards are visited once per row, not once per
+    column and bet.
+    """
+    out[:] = 0
+    cards = sets[row]
+    for card in range(52):
+        if _contains(cards, card):
+            continue
+        child = _with_card(cards, card, binom)
+        for column in range(next_values.shape[1]):
+            out[column] += next_values[child, column]
+
+
+@nb.njit(cache=True)
 def _middle_level(sets: npt.NDArray[np.uint8], next_values: I64, next_low: int, scale: int,
                   low: int, width: int, most: int, binom: I64) -> tuple[I64, I8]:
     values = np.empty((sets.shape[0], width), dtype=np.int64)
     choices = np.empty((sets.shape[0], width), dtype=np.int8)
+    summed = np.empty(next_values.shape[1], dtype=np.int64)
     for row in range(sets.shape[0]):
+        child_sums(sets, row, next_values, binom, summed)
         for column in range(width):
             at_risk = low + column
-            sums = street_option_sums(sets, row, next_values, next_low, at_risk, most, binom)
-            best, choice = sums[most], most
+            offset = at_risk - next_low  # sums[bet] = summed[offset + bet]
+            best, choice = summed[offset + most], most
             for bet in range(most - 1, 0, -1):
-                if sums[bet] > best:
-                    best, choice = sums[bet], bet
+                if summed[offset + bet] > best:
+                    best, choice = summed[offset + bet], bet
             if -scale * at_risk > best:
                 best, choice = -scale * at_risk, 0
             values[row, column] = best
@@ -220,7 +242,9 @@ def _forward(sets: npt.NDArray[np.uint8], reach: I64, choices: I8, low: int, sca
     antes at risk and the deals x bet made at this street."""
     folded = np.zeros(top + 1, dtype=np.int64)
     bet_total = 0
+    children = np.empty(52, dtype=np.int64)
     for row in range(sets.shape[0]):
+        count = 0
         for column in range(reach.shape[1]):
             paths = reach[row, column]
             if paths == 0:
@@ -230,11 +254,15 @@ def _forward(sets: npt.NDArray[np.uint8], reach: I64, choices: I8, low: int, sca
             if bet == 0:
                 folded[low + column] += paths * scale
                 continue
-            cards = sets[row]
-            for card in range(52):
-                if not _contains(cards, card):
-                    child = _with_card(cards, card, binom)
-                    next_reach[child, low + column + bet - next_low] += paths
+            if count == 0:  # the row's children, found once
+                cards = sets[row]
+                for card in range(52):
+                    if not _contains(cards, card):
+                        children[count] = _with_card(cards, card, binom)
+                        count += 1
+            target = low + column + bet - next_low
+            for index in range(count):
+                next_reach[children[index], target] += paths
     return folded, bet_total
 
 

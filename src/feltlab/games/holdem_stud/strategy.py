@@ -39,7 +39,7 @@ from feltlab.games.holdem_stud.solver import (
     Solution,
     all_sets,
     binomials,
-    street_option_sums,
+    child_sums,
 )
 
 Feature = Literal["made", "points", "suited", "straight", "straight_flush", "bets"]
@@ -158,15 +158,21 @@ def _group_totals_middle(sets: npt.NDArray[np.uint8], reach: I64, low: int, scal
                          most: int, binom: I64) -> I64:
     """Per group of nodes and bet (0 = fold): sum of paths x scaled value of the bet."""
     totals = np.zeros((group_count, most + 1), dtype=np.int64)
+    summed = np.empty(next_values.shape[1], dtype=np.int64)
     for row in range(sets.shape[0]):
+        found = False
         for column in range(reach.shape[1]):
             paths = reach[row, column]
             if paths == 0:
                 continue
-            sums = street_option_sums(sets, row, next_values, next_low, low + column, most, binom)
-            sums[0] = -scale * (low + column)
-            for bet in range(most + 1):
-                totals[groups[row, column], bet] += paths * sums[bet]
+            if not found:  # the bets' values, from one pass over the next cards
+                child_sums(sets, row, next_values, binom, summed)
+                found = True
+            offset = low + column - next_low
+            group = groups[row, column]
+            totals[group, 0] += paths * (-scale * (low + column))
+            for bet in range(1, most + 1):
+                totals[group, bet] += paths * summed[offset + bet]
     return totals
 
 

@@ -63,6 +63,7 @@ from feltlab.core.rules import pays_for
 from feltlab.core.settle import capped_shares, check_wagers
 from feltlab.core.status import COMPILING, compiled, notice, step
 from feltlab.games.high_card_flush import counting as fk
+from feltlab.games.high_card_flush import qualifier_pass as qp
 from feltlab.games.high_card_flush.rules import BONUSES as FLUSH_BONUSES
 from feltlab.games.high_card_flush.rules import FlushRules
 from feltlab.games.high_card_flush.settle import flush_bonus_result
@@ -104,12 +105,62 @@ def _player_classes() -> tuple[npt.NDArray[np.uint16], npt.NDArray[np.uint8]]:
 
 
 def compute_cells(qualify: int, progress: Progress | None = None) -> Int64Array:
-    """Enumerate every player hand once: ``cells[value, run, category, quantity]``.
+    """Count every player hand once: ``cells[value, run, category, quantity]``.
 
     ``value`` indexes :data:`.counting.VALUES`, ``run`` is the longest straight-flush
     run, ``category`` one of the kernel's decision categories, and the quantities are
-    player hands and deals by dealer outcome (see :mod:`.counting`).
+    player hands and deals by dealer outcome (see :mod:`.counting`). What does not
+    depend on the qualifier is counted once (:func:`_class_counts`); the qualifier's own
+    pass is a few look-ups per hand class (:mod:`.qualifier_pass`), and equals
+    :func:`reference_cells` exactly.
     """
+    classes, weights = _player_classes()
+    below, tie = _class_counts()
+    acc = fk.new_accumulator(max(1, nb.get_num_threads()))  # even work: a chunk a thread
+    length = qualify >> fk.RANK_BITS
+    masks_below = np.ascontiguousarray(fk.qualifier_polynomials(qualify)[:, length])
+    with step("counting every deal for the qualifier", note=derived.kept()):
+        qp.accumulate_qualifier(classes, weights, below, tie, qualify, masks_below,
+                                _subset_table(), fk.VALUE_INDEX, RUN_LENGTH, acc)
+    if progress is not None:
+        progress(1, 1)
+    cells: Int64Array = acc.sum(axis=0)
+    return cells
+
+
+@cache
+def _subset_table() -> Int64Array:
+    return qp.subset_coefficients()
+
+
+_class_counts_kept: list[tuple[npt.NDArray[np.int32], npt.NDArray[np.int32]]] = []
+
+
+def _class_counts() -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int32]]:
+    """Per player class, the dealer hands below its value and tied with it (the same for
+    every qualifier): from this process, else the derived-data cache, else counted."""
+    with _cells_lock:
+        if not _class_counts_kept:
+            def build() -> dict[str, npt.NDArray[np.int32]]:
+                with step("counting every deal by the player's own hand", note=COMPILING):
+                    below, tie = qp.class_counts(_player_classes()[0])
+                return {"below": below, "tie": tie}
+
+            found = derived.load_or_build("flush-class-counts", "every player hand class",
+                                          build, notice)
+            below, tie = found["below"], found["tie"]
+            size = len(_player_classes()[0])
+            if below.shape != (size,) or tie.shape != (size,) or below.dtype != np.int32 \
+                    or tie.dtype != np.int32:
+                built = build()
+                below, tie = built["below"], built["tie"]
+            _class_counts_kept.append((below, tie))
+        return _class_counts_kept[0]
+
+
+def reference_cells(qualify: int, progress: Progress | None = None) -> Int64Array:
+    """:func:`compute_cells` the first way: every class's three dealer counts from its
+    polynomials (the reference the tests hold the quick pass to)."""
     classes, weights = _player_classes()
     acc = fk.new_accumulator(max(1, nb.get_num_threads()) * CHUNKS_PER_THREAD)
     load_counter(acc)

@@ -14,7 +14,11 @@ go to the larger wager). Hands are accumulated into cells by (flush value, longe
 straight-flush run, decision category), which is all that the PAR sheet, any
 flush-based strategy (:func:`evaluate_strategy`), the strategy card and the capped
 returns (:func:`capped_returns`) need. The cells depend only on the qualifier, so they
-are computed once per qualifier and process.
+are computed once per qualifier and process (and kept on disk). Only the dealer hands
+that do not qualify depend on the qualifier: the dealer hands below and tied with each
+class are counted once for every qualifier (:mod:`.qualifier_pass`), so a qualifier never
+counted before takes one quick pass (a tenth of a second or so) rather than a new
+enumeration.
 
 For simulators, :func:`optimal_decision_table` gives the optimal raise by flush value
 and flags the few values where it depends on the other cards; for those, Numba code
@@ -142,7 +146,8 @@ def _class_counts() -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int32]]:
     with _cells_lock:
         if not _class_counts_kept:
             def build() -> dict[str, npt.NDArray[np.int32]]:
-                with step("counting every deal by the player's own hand", note=COMPILING):
+                with step("counting every deal by the player's own hand",
+                          note=derived.kept()):
                     below, tie = qp.class_counts(_player_classes()[0])
                 return {"below": below, "tie": tie}
 

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Mapping, Sequence
+from contextlib import suppress
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cache
@@ -138,12 +139,16 @@ def _subset_table() -> Int64Array:
 
 
 _class_counts_kept: list[tuple[npt.NDArray[np.int32], npt.NDArray[np.int32]]] = []
+_class_counts_lock = threading.Lock()
+_class_counts_prefetched = threading.Event()
+CLASS_COUNTS: Final = ("flush-class-counts", "every player hand class")
+"""The derived-data cache entry (kind, key) of :func:`_class_counts`."""
 
 
 def _class_counts() -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int32]]:
     """Per player class, the dealer hands below its value and tied with it (the same for
     every qualifier): from this process, else the derived-data cache, else counted."""
-    with _cells_lock:
+    with _class_counts_lock:
         if not _class_counts_kept:
             def build() -> dict[str, npt.NDArray[np.int32]]:
                 with step("counting every deal by the player's own hand",
@@ -151,8 +156,7 @@ def _class_counts() -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int32]]:
                     below, tie = qp.class_counts(_player_classes()[0])
                 return {"below": below, "tie": tie}
 
-            found = derived.load_or_build("flush-class-counts", "every player hand class",
-                                          build, notice)
+            found = derived.load_or_build(*CLASS_COUNTS, build, notice)
             below, tie = found["below"], found["tie"]
             size = len(_player_classes()[0])
             if below.shape != (size,) or tie.shape != (size,) or below.dtype != np.int32 \
@@ -161,6 +165,26 @@ def _class_counts() -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int32]]:
                 below, tie = built["below"], built["tie"]
             _class_counts_kept.append((below, tie))
         return _class_counts_kept[0]
+
+
+def _prefetch_class_counts() -> None:
+    """Once per process, when the per-class counts are kept on disk, read them (and the
+    player classes) in a background thread, so that a qualifier never counted before,
+    asked for later (the designer's next edit), finds them in memory: its count is then
+    one quick pass. The server's warming reads a rule set's cells first, so this runs
+    there; in a command it is a read that the command does not wait for."""
+    if _class_counts_prefetched.is_set():
+        return
+    _class_counts_prefetched.set()
+    if _class_counts_kept or not derived.enabled() or \
+            not derived.entry_path(*CLASS_COUNTS).is_file():
+        return
+
+    def read() -> None:
+        with suppress(Exception):  # best effort: a new qualifier reads them anyway
+            _class_counts()
+
+    threading.Thread(target=read, name="feltlab-flush-class-counts", daemon=True).start()
 
 
 def reference_cells(qualify: int, progress: Progress | None = None) -> Int64Array:
@@ -210,6 +234,7 @@ def _cells(rules: FlushRules, progress: Progress | None = None) -> Int64Array:
         _cells_by_qualifier[qualify] = cells  # the most recently used last
         while len(_cells_by_qualifier) > KEPT_QUALIFIERS:
             del _cells_by_qualifier[next(iter(_cells_by_qualifier))]
+    _prefetch_class_counts()
     if progress is not None:
         progress(1, 1)
     return cells

@@ -122,3 +122,40 @@ def test_strategy_card_equals_one_found_with_masked_sums(
     monkeypatch.setattr(stud.ConditionTable, "sums", masked)
     monkeypatch.setattr(stud, "_group_totals_last", _group_totals_last_by_scatter)
     assert stud.derive_card(solution, outcome.reach, outcome.total) == quick
+
+
+def _choices_column_by_column(strategy: stud.StudStrategy,
+                              solution: solver.Solution) -> tuple[np.ndarray, ...]:
+    shape = solution.shape
+    tables = []
+    for level in range(shape.streets):
+        features = stud.card_features(2 + level)
+        columns = []
+        for column in range(shape.width(level)):
+            bets_made = shape.low(level) + column - 1
+            choice = np.zeros(len(features["made"]), dtype=np.int8)
+            for rule in strategy.street(level):
+                match = np.ones_like(choice, dtype=bool)
+                for name, minimum in rule.when.items():
+                    have = features[name] if name != "bets" else np.full_like(match, bets_made)
+                    match &= have >= minimum
+                choice = np.where(match, np.maximum(choice, rule.bet), choice).astype(np.int8)
+            columns.append(choice)
+        tables.append(np.stack(columns, axis=1))
+    return tuple(tables)
+
+
+def test_strategy_choices_equal_a_match_column_by_column(solution: solver.Solution) -> None:
+    most = solution.shape.most
+    plan = stud.parse_strategy(f"""
+street3 = [{{bet = {most}, when = {{made = 2}}}}, {{bet = 1, when = {{points = 3}}}}]
+street4 = [{{bet = 1, when = {{bets = 1, suited = 3}}}}, {{bet = {most}, when = {{made = 1}}}},
+           {{bet = 1, when = {{bets = 2}}}}]
+street5 = [{{bet = {most}, when = {{made = 3, bets = 3}}}}, {{bet = 1, when = {{straight = 4}}}},
+           {{bet = 1, when = {{bets = 0}}}}]
+""")
+    outcome = solver.play_out(solution, solution.choices)
+    for strategy in (plan, stud.derive_card(solution, outcome.reach, outcome.total)):
+        quick = stud.strategy_choices(strategy, solution)
+        expected = _choices_column_by_column(strategy, solution)
+        assert all(np.array_equal(a, b) for a, b in zip(quick, expected, strict=True))

@@ -127,25 +127,47 @@ def _window_most(present: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
 
 
 def strategy_choices(strategy: StudStrategy, solution: Solution) -> tuple[I8, ...]:
-    """The strategy's bet at every decision node, shaped like ``solution.choices``."""
+    """The strategy's bet at every decision node, shaped like ``solution.choices``.
+
+    A rule's card conditions are matched once per street; the columns (bets made) only
+    switch whole rules on or off, so each distinct set of rules switched on is played
+    once and shared by its columns.
+    """
     shape = solution.shape
     tables = []
     for level in range(shape.streets):
         features = card_features(2 + level)
+        rules = strategy.street(level)
+        for rule in rules:
+            if rule.bet > shape.most:
+                raise StrategyError(f"street{level + 3}: bet {rule.bet}x is above the "
+                                    f"maximum of {shape.most}x")
+        cards_match = []
+        for rule in rules:
+            match = np.ones(len(features["made"]), dtype=bool)
+            for name, minimum in rule.when.items():
+                if name != "bets":
+                    match &= features[name] >= minimum
+            cards_match.append(match)
+        by_rules: dict[tuple[int, ...], I8] = {}
         columns = []
         for column in range(shape.width(level)):
             bets_made = shape.low(level) + column - 1
-            choice = np.zeros(len(features["made"]), dtype=np.int8)
-            for rule in strategy.street(level):
-                if rule.bet > shape.most:
-                    raise StrategyError(f"street{level + 3}: bet {rule.bet}x is above the "
-                                        f"maximum of {shape.most}x")
-                match = np.ones_like(choice, dtype=bool)
-                for name, minimum in rule.when.items():
-                    have = features[name] if name != "bets" else np.full_like(match, bets_made)
-                    match &= have >= minimum
-                choice = np.where(match, np.maximum(choice, rule.bet), choice).astype(np.int8)
-            columns.append(choice)
+            # The bets condition is compared as it always was here (against a boolean
+            # array filled with ``bets_made``: whether any bet was made, so a minimum of 2
+            # or more never matches); correcting it changes strategy cards' figures, which
+            # is a change of its own.
+            switched_on = tuple(index for index, rule in enumerate(rules)
+                                if all(int(bets_made != 0) >= minimum
+                                       for name, minimum in rule.when.items()
+                                       if name == "bets"))
+            if switched_on not in by_rules:
+                choice = np.zeros(len(features["made"]), dtype=np.int8)
+                for index in switched_on:
+                    choice = np.where(cards_match[index], np.maximum(choice, rules[index].bet),
+                                      choice).astype(np.int8)
+                by_rules[switched_on] = choice
+            columns.append(by_rules[switched_on])
         tables.append(np.stack(columns, axis=1))
     return tuple(tables)
 

@@ -247,15 +247,18 @@ def child_sums(sets: npt.NDArray[np.uint8], row: int, next_values: I64, binom: I
 
 @nb.njit(cache=True)
 def _middle_level(sets: npt.NDArray[np.uint8], next_values: I64, next_low: int, scale: int,
-                  low: int, width: int, most: int, binom: I64) -> tuple[I64, I8]:
+                  low: int, width: int, most: int, binom: I64) -> tuple[I64, I8, I64]:
+    """Values and choices at a street before the last, and each row's
+    :func:`child_sums` (the strategy card weighs its options with them again)."""
     values = np.empty((sets.shape[0], width), dtype=np.int64)
     choices = np.empty((sets.shape[0], width), dtype=np.int8)
-    summed = np.empty(next_values.shape[1], dtype=np.int64)
+    sums = np.empty((sets.shape[0], next_values.shape[1]), dtype=np.int64)
     for row in range(sets.shape[0]):
+        summed = sums[row]
         child_sums(sets, row, next_values, binom, summed)
         for column in range(width):
             at_risk = low + column
-            offset = at_risk - next_low  # sums[bet] = summed[offset + bet]
+            offset = at_risk - next_low  # the bet's option value is summed[offset + bet]
             best, choice = summed[offset + most], most
             for bet in range(most - 1, 0, -1):
                 if summed[offset + bet] > best:
@@ -264,7 +267,7 @@ def _middle_level(sets: npt.NDArray[np.uint8], next_values: I64, next_low: int, 
                 best, choice = -scale * at_risk, 0
             values[row, column] = best
             choices[row, column] = choice
-    return values, choices
+    return values, choices, sums
 
 
 @nb.njit(cache=True)
@@ -362,6 +365,7 @@ class Solution:
     choices: tuple[I8, ...]
     histograms: I64  # per last-level set: five-card supersets by class (unordered)
     final_sums: I64  # per last-level set: sum of net multiples over ORDERED completions
+    next_sums: tuple[I64, ...]  # per level before the last: :func:`child_sums` by row
 
     @property
     def orders(self) -> int:
@@ -385,14 +389,16 @@ def solve(multiples: tuple[int, ...], streets: int, most: int) -> Solution:
     values, choices = _last_level(final_sums, shape.scale(shape.last), shape.low(shape.last),
                                   shape.width(shape.last), most)
     all_values, all_choices = [values], [choices]
+    all_sums: list[I64] = []
     for level in range(shape.last - 1, -1, -1):
-        values, choices = _middle_level(all_sets(2 + level), values, shape.low(level + 1),
-                                        shape.scale(level), shape.low(level), shape.width(level),
-                                        most, binom)
+        values, choices, sums = _middle_level(all_sets(2 + level), values, shape.low(level + 1),
+                                              shape.scale(level), shape.low(level),
+                                              shape.width(level), most, binom)
         all_values.insert(0, values)
         all_choices.insert(0, choices)
+        all_sums.insert(0, sums)
     return Solution(shape, multiples, tuple(all_values), tuple(all_choices), histograms,
-                    final_sums)
+                    final_sums, tuple(all_sums))
 
 
 @dataclass(frozen=True)

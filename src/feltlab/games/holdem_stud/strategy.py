@@ -38,8 +38,6 @@ from feltlab.games.holdem_stud.solver import (
     I64,
     Solution,
     all_sets,
-    binomials,
-    child_sums,
 )
 
 Feature = Literal["made", "points", "suited", "straight", "straight_flush", "bets"]
@@ -175,26 +173,21 @@ def strategy_choices(strategy: StudStrategy, solution: Solution) -> tuple[I8, ..
 # The strategy card --------------------------------------------------------------------
 
 @nb.njit(cache=True)
-def _group_totals_middle(sets: npt.NDArray[np.uint8], reach: I64, low: int, scale: int,
-                         groups: I64, group_count: int, next_values: I64, next_low: int,
-                         most: int, binom: I64) -> I64:
-    """Per group of nodes and bet (0 = fold): sum of paths x scaled value of the bet."""
+def _group_totals_middle(reach: I64, low: int, scale: int, groups: I64, group_count: int,
+                         next_sums: I64, next_low: int, most: int) -> I64:
+    """Per group of nodes and bet (0 = fold): sum of paths x scaled value of the bet
+    (``next_sums``: each row's sums over the next card, from the solver)."""
     totals = np.zeros((group_count, most + 1), dtype=np.int64)
-    summed = np.empty(next_values.shape[1], dtype=np.int64)
-    for row in range(sets.shape[0]):
-        found = False
+    for row in range(reach.shape[0]):
         for column in range(reach.shape[1]):
             paths = reach[row, column]
             if paths == 0:
                 continue
-            if not found:  # the bets' values, from one pass over the next cards
-                child_sums(sets, row, next_values, binom, summed)
-                found = True
             offset = low + column - next_low
             group = groups[row, column]
             totals[group, 0] += paths * (-scale * (low + column))
             for bet in range(1, most + 1):
-                totals[group, bet] += paths * summed[offset + bet]
+                totals[group, bet] += paths * next_sums[row, offset + bet]
     return totals
 
 
@@ -388,7 +381,6 @@ def derive_card(solution: Solution, reach: tuple[I64, ...], total: int,
     A line stays on the card only if it gains at least ``min_gain`` antes per hand dealt.
     """
     shape = solution.shape
-    binom = binomials()
     streets: list[tuple[StudRule, ...]] = []
     for level in range(shape.streets):
         width = shape.width(level)
@@ -397,10 +389,9 @@ def derive_card(solution: Solution, reach: tuple[I64, ...], total: int,
             totals = _group_totals_last(reach[level], shape.low(level), shape.scale(level),
                                         groups, len(keys), solution.final_sums, shape.most)
         else:
-            totals = _group_totals_middle(all_sets(2 + level), reach[level], shape.low(level),
-                                          shape.scale(level), groups, len(keys),
-                                          solution.values[level + 1], shape.low(level + 1),
-                                          shape.most, binom)
+            totals = _group_totals_middle(reach[level], shape.low(level), shape.scale(level),
+                                          groups, len(keys), solution.next_sums[level],
+                                          shape.low(level + 1), shape.most)
         bets_made = range(shape.low(level) - 1, shape.low(level) - 1 + width)
         search = _Search(totals, group_features, tuple(sorted({1, shape.most})),
                          int(min_gain * total), _feature_ranges(2 + level, bets_made))

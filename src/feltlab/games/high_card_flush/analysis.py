@@ -14,7 +14,11 @@ go to the larger wager). Hands are accumulated into cells by (flush value, longe
 straight-flush run, decision category), which is all that the PAR sheet, any
 flush-based strategy (:func:`evaluate_strategy`), the strategy card and the capped
 returns (:func:`capped_returns`) need. The cells depend only on the qualifier, so they
-are computed once per qualifier and process.
+are computed once per qualifier and process (and kept on disk). Only the dealer hands
+that do not qualify depend on the qualifier: the dealer hands below and tied with each
+class are counted once for every qualifier (:mod:`.qualifier_pass`), so a qualifier never
+counted before takes one quick pass (a tenth of a second or so) rather than a new
+enumeration.
 
 For simulators, :func:`optimal_decision_table` gives the optimal raise by flush value
 and flags the few values where it depends on the other cards; for those, Numba code
@@ -32,6 +36,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Mapping, Sequence
+from contextlib import suppress
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cache
@@ -63,6 +68,7 @@ from feltlab.core.rules import pays_for
 from feltlab.core.settle import capped_shares, check_wagers
 from feltlab.core.status import COMPILING, compiled, notice, step
 from feltlab.games.high_card_flush import counting as fk
+from feltlab.games.high_card_flush import qualifier_pass as qp
 from feltlab.games.high_card_flush.rules import BONUSES as FLUSH_BONUSES
 from feltlab.games.high_card_flush.rules import FlushRules
 from feltlab.games.high_card_flush.settle import flush_bonus_result
@@ -104,12 +110,86 @@ def _player_classes() -> tuple[npt.NDArray[np.uint16], npt.NDArray[np.uint8]]:
 
 
 def compute_cells(qualify: int, progress: Progress | None = None) -> Int64Array:
-    """Enumerate every player hand once: ``cells[value, run, category, quantity]``.
+    """Count every player hand once: ``cells[value, run, category, quantity]``.
 
     ``value`` indexes :data:`.counting.VALUES`, ``run`` is the longest straight-flush
     run, ``category`` one of the kernel's decision categories, and the quantities are
-    player hands and deals by dealer outcome (see :mod:`.counting`).
+    player hands and deals by dealer outcome (see :mod:`.counting`). What does not
+    depend on the qualifier is counted once (:func:`_class_counts`); the qualifier's own
+    pass is a few look-ups per hand class (:mod:`.qualifier_pass`), and equals
+    :func:`reference_cells` exactly.
     """
+    classes, weights = _player_classes()
+    below, tie = _class_counts()
+    acc = fk.new_accumulator(max(1, nb.get_num_threads()))  # even work: a chunk a thread
+    length = qualify >> fk.RANK_BITS
+    masks_below = np.ascontiguousarray(fk.qualifier_polynomials(qualify)[:, length])
+    with step("counting every deal for the qualifier", note=derived.kept()):
+        qp.accumulate_qualifier(classes, weights, below, tie, qualify, masks_below,
+                                _subset_table(), fk.VALUE_INDEX, RUN_LENGTH, acc)
+    if progress is not None:
+        progress(1, 1)
+    cells: Int64Array = acc.sum(axis=0)
+    return cells
+
+
+@cache
+def _subset_table() -> Int64Array:
+    return qp.subset_coefficients()
+
+
+_class_counts_kept: list[tuple[npt.NDArray[np.int32], npt.NDArray[np.int32]]] = []
+_class_counts_lock = threading.Lock()
+_class_counts_prefetched = threading.Event()
+CLASS_COUNTS: Final = ("flush-class-counts", "every player hand class")
+"""The derived-data cache entry (kind, key) of :func:`_class_counts`."""
+
+
+def _class_counts() -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int32]]:
+    """Per player class, the dealer hands below its value and tied with it (the same for
+    every qualifier): from this process, else the derived-data cache, else counted."""
+    with _class_counts_lock:
+        if not _class_counts_kept:
+            def build() -> dict[str, npt.NDArray[np.int32]]:
+                with step("counting every deal by the player's own hand",
+                          note=derived.kept()):
+                    below, tie = qp.class_counts(_player_classes()[0])
+                return {"below": below, "tie": tie}
+
+            found = derived.load_or_build(*CLASS_COUNTS, build, notice)
+            below, tie = found["below"], found["tie"]
+            size = len(_player_classes()[0])
+            if below.shape != (size,) or tie.shape != (size,) or below.dtype != np.int32 \
+                    or tie.dtype != np.int32:
+                built = build()
+                below, tie = built["below"], built["tie"]
+            _class_counts_kept.append((below, tie))
+        return _class_counts_kept[0]
+
+
+def _prefetch_class_counts() -> None:
+    """Once per process, when the per-class counts are kept on disk, read them (and the
+    player classes) in a background thread, so that a qualifier never counted before,
+    asked for later (the designer's next edit), finds them in memory: its count is then
+    one quick pass. The server's warming reads a rule set's cells first, so this runs
+    there; in a command it is a read that the command does not wait for."""
+    if _class_counts_prefetched.is_set():
+        return
+    _class_counts_prefetched.set()
+    if _class_counts_kept or not derived.enabled() or \
+            not derived.entry_path(*CLASS_COUNTS).is_file():
+        return
+
+    def read() -> None:
+        with suppress(Exception):  # best effort: a new qualifier reads them anyway
+            _class_counts()
+
+    threading.Thread(target=read, name="feltlab-flush-class-counts", daemon=True).start()
+
+
+def reference_cells(qualify: int, progress: Progress | None = None) -> Int64Array:
+    """:func:`compute_cells` the first way: every class's three dealer counts from its
+    polynomials (the reference the tests hold the quick pass to)."""
     classes, weights = _player_classes()
     acc = fk.new_accumulator(max(1, nb.get_num_threads()) * CHUNKS_PER_THREAD)
     load_counter(acc)
@@ -154,6 +234,7 @@ def _cells(rules: FlushRules, progress: Progress | None = None) -> Int64Array:
         _cells_by_qualifier[qualify] = cells  # the most recently used last
         while len(_cells_by_qualifier) > KEPT_QUALIFIERS:
             del _cells_by_qualifier[next(iter(_cells_by_qualifier))]
+    _prefetch_class_counts()
     if progress is not None:
         progress(1, 1)
     return cells

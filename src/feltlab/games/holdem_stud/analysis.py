@@ -51,6 +51,7 @@ from feltlab.games.holdem_stud.solver import (
     I64,
     Outcome,
     Solution,
+    add_at,
     all_sets,
     binomials,
     colex_index,
@@ -203,7 +204,7 @@ def _strategy_map(solution: Solution, outcome: Outcome) -> list[tuple[str, str, 
         # deals by (made hand, bet), summed exactly in one pass
         cell = made[:, None].astype(np.int64) * options + solution.choices[level]
         by_cell = np.zeros(len(MADE_NAMES) * options, dtype=np.int64)
-        np.add.at(by_cell, cell.ravel(), deals.ravel())
+        add_at(by_cell, cell.ravel(), deals.ravel())
         for category, name in enumerate(MADE_NAMES):
             for bet in range(options):
                 count = int(by_cell[category * options + bet])

@@ -159,23 +159,55 @@ def _contains(cards: npt.NDArray[np.uint8], card: int) -> bool:
 def _last_level(final_sums: I64, scale: int, low: int, width: int, most: int
                 ) -> tuple[I64, I8]:
     """Values and choices when the next cards end the hand: ``final_sums`` is the sum of
-    net multiples over the ordered completions, ``scale`` their number."""
+    net multiples over the ordered completions, ``scale`` their number.
+
+    A bet's value ``final_sums * (at_risk + bet)`` is linear in the bet, so the best bet
+    is the largest when the final sum is not negative (ties go to the larger bet) and 1
+    otherwise; folding beats it only when strictly better.
+    """
     values = np.empty((final_sums.shape[0], width), dtype=np.int64)
     choices = np.empty((final_sums.shape[0], width), dtype=np.int8)
     for row in range(final_sums.shape[0]):
+        final = final_sums[row]
+        bet = most if final >= 0 else 1
         for column in range(width):
             at_risk = low + column
-            best = final_sums[row] * (at_risk + most)
-            choice = most
-            for bet in range(most - 1, 0, -1):
-                value = final_sums[row] * (at_risk + bet)
-                if value > best:
-                    best, choice = value, bet
+            best, choice = final * (at_risk + bet), bet
             if -scale * at_risk > best:
                 best, choice = -scale * at_risk, 0
             values[row, column] = best
             choices[row, column] = choice
     return values, choices
+
+
+@nb.njit(cache=True)
+def _parents(sets: npt.NDArray[np.uint8], binom: I64) -> I64:
+    """Per set, the colex ranks of the sets one card smaller (each card left out once)."""
+    size = sets.shape[1]
+    out = np.empty((sets.shape[0], size), dtype=np.int64)
+    for row in range(sets.shape[0]):
+        for left_out in range(size):
+            index = 0
+            position = 0
+            for slot in range(size):
+                if slot != left_out:
+                    index += binom[sets[row, slot], position + 1]
+                    position += 1
+            out[row, left_out] = index
+    return out
+
+
+@cache
+def parents(size: int) -> I64:
+    """:func:`_parents` of every set of ``size`` cards (shared: do not modify)."""
+    return _parents(all_sets(size), binomials())
+
+
+@nb.njit(cache=True)
+def add_at(out: I64, index: I64, values: I64) -> None:
+    """``out[index[i]] += values[i]`` for every ``i`` (exact integers, like ``np.add.at``)."""
+    for position in range(index.shape[0]):
+        out[index[position]] += values[position]
 
 
 @nb.njit(cache=True)
@@ -194,33 +226,62 @@ def street_option_sums(sets: npt.NDArray[np.uint8], row: int, next_values: I64, 
 
 
 @nb.njit(cache=True)
+def child_sums(sets: npt.NDArray[np.uint8], row: int, next_values: I64, binom: I64,
+               out: I64) -> None:
+    """``out[j]``: the sum of ``next_values[child, j]`` over the sets one card larger.
+
+    A bet's scaled value at a node depends on the antes at risk after it alone, so every
+    option of every column of the row is one entry of this sum (see
+    :func:`street_option_sums`): the next cards are visited once per row, not once per
+    column and bet.
+    """
+    out[:] = 0
+    cards = sets[row]
+    for card in range(52):
+        if _contains(cards, card):
+            continue
+        child = _with_card(cards, card, binom)
+        for column in range(next_values.shape[1]):
+            out[column] += next_values[child, column]
+
+
+@nb.njit(cache=True)
 def _middle_level(sets: npt.NDArray[np.uint8], next_values: I64, next_low: int, scale: int,
-                  low: int, width: int, most: int, binom: I64) -> tuple[I64, I8]:
+                  low: int, width: int, most: int, binom: I64) -> tuple[I64, I8, I64]:
+    """Values and choices at a street before the last, and each row's
+    :func:`child_sums` (the strategy card weighs its options with them again)."""
     values = np.empty((sets.shape[0], width), dtype=np.int64)
     choices = np.empty((sets.shape[0], width), dtype=np.int8)
+    sums = np.empty((sets.shape[0], next_values.shape[1]), dtype=np.int64)
     for row in range(sets.shape[0]):
+        summed = sums[row]
+        child_sums(sets, row, next_values, binom, summed)
         for column in range(width):
             at_risk = low + column
-            sums = street_option_sums(sets, row, next_values, next_low, at_risk, most, binom)
-            best, choice = sums[most], most
+            offset = at_risk - next_low  # the bet's option value is summed[offset + bet]
+            best, choice = summed[offset + most], most
             for bet in range(most - 1, 0, -1):
-                if sums[bet] > best:
-                    best, choice = sums[bet], bet
+                if summed[offset + bet] > best:
+                    best, choice = summed[offset + bet], bet
             if -scale * at_risk > best:
                 best, choice = -scale * at_risk, 0
             values[row, column] = best
             choices[row, column] = choice
-    return values, choices
+    return values, choices, sums
 
 
 @nb.njit(cache=True)
-def _forward(sets: npt.NDArray[np.uint8], reach: I64, choices: I8, low: int, scale: int,
-             next_reach: I64, next_low: int, top: int, binom: I64) -> tuple[I64, int]:
+def _forward(reach: I64, choices: I8, low: int, scale: int, parents: I64, next_reach: I64,
+             next_low: int, top: int) -> tuple[I64, int]:
     """Push ``reach`` (dealt paths per node) one street on; returns the folded deals by
-    antes at risk and the deals x bet made at this street."""
+    antes at risk and the deals x bet made at this street.
+
+    Each next node gathers from its ``parents`` (its cards less one), so the large next
+    table is written in order rather than scattered into.
+    """
     folded = np.zeros(top + 1, dtype=np.int64)
     bet_total = 0
-    for row in range(sets.shape[0]):
+    for row in range(reach.shape[0]):
         for column in range(reach.shape[1]):
             paths = reach[row, column]
             if paths == 0:
@@ -229,11 +290,15 @@ def _forward(sets: npt.NDArray[np.uint8], reach: I64, choices: I8, low: int, sca
             bet_total += paths * scale * bet
             if bet == 0:
                 folded[low + column] += paths * scale
-                continue
-            cards = sets[row]
-            for card in range(52):
-                if not _contains(cards, card):
-                    child = _with_card(cards, card, binom)
+    for child in range(parents.shape[0]):
+        for index in range(parents.shape[1]):
+            parent = parents[child, index]
+            for column in range(reach.shape[1]):
+                paths = reach[parent, column]
+                if paths == 0:
+                    continue
+                bet = choices[parent, column]
+                if bet != 0:
                     next_reach[child, low + column + bet - next_low] += paths
     return folded, bet_total
 
@@ -300,6 +365,7 @@ class Solution:
     choices: tuple[I8, ...]
     histograms: I64  # per last-level set: five-card supersets by class (unordered)
     final_sums: I64  # per last-level set: sum of net multiples over ORDERED completions
+    next_sums: tuple[I64, ...]  # per level before the last: :func:`child_sums` by row
 
     @property
     def orders(self) -> int:
@@ -323,14 +389,16 @@ def solve(multiples: tuple[int, ...], streets: int, most: int) -> Solution:
     values, choices = _last_level(final_sums, shape.scale(shape.last), shape.low(shape.last),
                                   shape.width(shape.last), most)
     all_values, all_choices = [values], [choices]
+    all_sums: list[I64] = []
     for level in range(shape.last - 1, -1, -1):
-        values, choices = _middle_level(all_sets(2 + level), values, shape.low(level + 1),
-                                        shape.scale(level), shape.low(level), shape.width(level),
-                                        most, binom)
+        values, choices, sums = _middle_level(all_sets(2 + level), values, shape.low(level + 1),
+                                              shape.scale(level), shape.low(level),
+                                              shape.width(level), most, binom)
         all_values.insert(0, values)
         all_choices.insert(0, choices)
+        all_sums.insert(0, sums)
     return Solution(shape, multiples, tuple(all_values), tuple(all_choices), histograms,
-                    final_sums)
+                    final_sums, tuple(all_sums))
 
 
 @dataclass(frozen=True)
@@ -348,15 +416,14 @@ def play_out(solution: Solution, choices: tuple[I8, ...]) -> Outcome:
     """Counts of every result when ``choices`` (per level, shaped like the optimal
     choices) are played, over all ordered deals of 2 player and 3 community cards."""
     shape = solution.shape
-    binom = binomials()
     reach = np.zeros((math.comb(52, 2), 1), dtype=np.int64)
     reach[:, 0] = 1
     reaches, folded, bets = [reach], [], []
     for level in range(shape.last):
         next_reach = np.zeros((math.comb(52, 3 + level), shape.width(level + 1)),
                               dtype=np.int64)
-        fold, bet = _forward(all_sets(2 + level), reach, choices[level], shape.low(level),
-                             shape.scale(level), next_reach, shape.low(level + 1), shape.top, binom)
+        fold, bet = _forward(reach, choices[level], shape.low(level), shape.scale(level),
+                             parents(3 + level), next_reach, shape.low(level + 1), shape.top)
         folded.append(fold)
         bets.append(int(bet))
         reach = next_reach

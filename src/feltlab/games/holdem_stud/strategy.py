@@ -32,13 +32,12 @@ import numpy.typing as npt
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from feltlab.core.rules import describe_validation_error, parse_toml, validate_strict
+from feltlab.games.holdem_stud.atom_sums import ConditionTable
 from feltlab.games.holdem_stud.solver import (
     I8,
     I64,
     Solution,
     all_sets,
-    binomials,
-    street_option_sums,
 )
 
 Feature = Literal["made", "points", "suited", "straight", "straight_flush", "bets"]
@@ -126,25 +125,47 @@ def _window_most(present: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
 
 
 def strategy_choices(strategy: StudStrategy, solution: Solution) -> tuple[I8, ...]:
-    """The strategy's bet at every decision node, shaped like ``solution.choices``."""
+    """The strategy's bet at every decision node, shaped like ``solution.choices``.
+
+    A rule's card conditions are matched once per street; the columns (bets made) only
+    switch whole rules on or off, so each distinct set of rules switched on is played
+    once and shared by its columns.
+    """
     shape = solution.shape
     tables = []
     for level in range(shape.streets):
         features = card_features(2 + level)
+        rules = strategy.street(level)
+        for rule in rules:
+            if rule.bet > shape.most:
+                raise StrategyError(f"street{level + 3}: bet {rule.bet}x is above the "
+                                    f"maximum of {shape.most}x")
+        cards_match = []
+        for rule in rules:
+            match = np.ones(len(features["made"]), dtype=bool)
+            for name, minimum in rule.when.items():
+                if name != "bets":
+                    match &= features[name] >= minimum
+            cards_match.append(match)
+        by_rules: dict[tuple[int, ...], I8] = {}
         columns = []
         for column in range(shape.width(level)):
             bets_made = shape.low(level) + column - 1
-            choice = np.zeros(len(features["made"]), dtype=np.int8)
-            for rule in strategy.street(level):
-                if rule.bet > shape.most:
-                    raise StrategyError(f"street{level + 3}: bet {rule.bet}x is above the "
-                                        f"maximum of {shape.most}x")
-                match = np.ones_like(choice, dtype=bool)
-                for name, minimum in rule.when.items():
-                    have = features[name] if name != "bets" else np.full_like(match, bets_made)
-                    match &= have >= minimum
-                choice = np.where(match, np.maximum(choice, rule.bet), choice).astype(np.int8)
-            columns.append(choice)
+            # The bets condition is compared as it always was here (against a boolean
+            # array filled with ``bets_made``: whether any bet was made, so a minimum of 2
+            # or more never matches); correcting it changes strategy cards' figures, which
+            # is a change of its own.
+            switched_on = tuple(index for index, rule in enumerate(rules)
+                                if all(int(bets_made != 0) >= minimum
+                                       for name, minimum in rule.when.items()
+                                       if name == "bets"))
+            if switched_on not in by_rules:
+                choice = np.zeros(len(features["made"]), dtype=np.int8)
+                for index in switched_on:
+                    choice = np.where(cards_match[index], np.maximum(choice, rules[index].bet),
+                                      choice).astype(np.int8)
+                by_rules[switched_on] = choice
+            columns.append(by_rules[switched_on])
         tables.append(np.stack(columns, axis=1))
     return tuple(tables)
 
@@ -152,31 +173,40 @@ def strategy_choices(strategy: StudStrategy, solution: Solution) -> tuple[I8, ..
 # The strategy card --------------------------------------------------------------------
 
 @nb.njit(cache=True)
-def _group_totals_middle(sets: npt.NDArray[np.uint8], reach: I64, low: int, scale: int,
-                         groups: I64, group_count: int, next_values: I64, next_low: int,
-                         most: int, binom: I64) -> I64:
-    """Per group of nodes and bet (0 = fold): sum of paths x scaled value of the bet."""
+def _group_totals_middle(reach: I64, low: int, scale: int, groups: I64, group_count: int,
+                         next_sums: I64, next_low: int, most: int) -> I64:
+    """Per group of nodes and bet (0 = fold): sum of paths x scaled value of the bet
+    (``next_sums``: each row's sums over the next card, from the solver)."""
     totals = np.zeros((group_count, most + 1), dtype=np.int64)
-    for row in range(sets.shape[0]):
+    for row in range(reach.shape[0]):
         for column in range(reach.shape[1]):
             paths = reach[row, column]
             if paths == 0:
                 continue
-            sums = street_option_sums(sets, row, next_values, next_low, low + column, most, binom)
-            sums[0] = -scale * (low + column)
-            for bet in range(most + 1):
-                totals[groups[row, column], bet] += paths * sums[bet]
+            offset = low + column - next_low
+            group = groups[row, column]
+            totals[group, 0] += paths * (-scale * (low + column))
+            for bet in range(1, most + 1):
+                totals[group, bet] += paths * next_sums[row, offset + bet]
     return totals
 
 
+@nb.njit(cache=True)
 def _group_totals_last(reach: I64, low: int, scale: int, groups: I64, group_count: int,
                        final_sums: I64, most: int) -> I64:
+    """As :func:`_group_totals_middle` at the last street, where a bet's value is the
+    final sum times the antes then at risk."""
     totals = np.zeros((group_count, most + 1), dtype=np.int64)
-    at_risk = low + np.arange(reach.shape[1])
-    for bet in range(most + 1):
-        value = (final_sums[:, None] * (at_risk + bet) if bet else
-                 -scale * np.broadcast_to(at_risk, reach.shape))
-        np.add.at(totals[:, bet], groups.ravel(), (reach * value).ravel())
+    for row in range(reach.shape[0]):
+        for column in range(reach.shape[1]):
+            paths = reach[row, column]
+            if paths == 0:
+                continue
+            at_risk = low + column
+            group = groups[row, column]
+            totals[group, 0] += paths * (-scale * at_risk)
+            for bet in range(1, most + 1):
+                totals[group, bet] += paths * (final_sums[row] * (at_risk + bet))
     return totals
 
 
@@ -267,7 +297,7 @@ class _Search:
         return found
 
     def best_addition(self, rules: list[tuple[Atom, int]], atoms: list[Atom],
-                      masks: npt.NDArray[np.int64], caution: int = 0,
+                      masks: ConditionTable, caution: int = 0,
                       ) -> tuple[int, list[tuple[Atom, int]]]:
         """The line whose gain, less ``caution`` times the hands it makes worse, is
         largest; returns its true gain (net of the penalty) and the new lines."""
@@ -276,8 +306,8 @@ class _Search:
         best: tuple[int, int, list[tuple[Atom, int]]] = (0, 0, rules)
         for bet in self.bets:
             delta = np.where(action < bet, self.totals[:, bet] - self.totals[rows, action], 0)
-            gains = masks @ delta
-            ranked = gains - caution * (masks @ np.minimum(delta, 0)) if caution else gains
+            gains = masks.sums(delta)
+            ranked = gains - caution * masks.sums(np.minimum(delta, 0)) if caution else gains
             pick = int(np.argmax(ranked))
             if ranked[pick] - self.penalty > best[0]:
                 best = (int(ranked[pick]) - self.penalty, int(gains[pick]) - self.penalty,
@@ -286,11 +316,11 @@ class _Search:
 
     def run(self, max_rules: int) -> list[tuple[Atom, int]]:
         atoms = _atoms(self.ranges)
-        masks = np.array([self.mask(atom) for atom in atoms], dtype=np.int64)
+        masks = ConditionTable.of([atom.when for atom in atoms], self.features)
         found = [self._climb(atoms, masks, max_rules, caution) for caution in (0, 1, 3)]
         return max(found, key=self.score)
 
-    def _climb(self, atoms: list[Atom], masks: npt.NDArray[np.int64], max_rules: int,
+    def _climb(self, atoms: list[Atom], masks: ConditionTable, max_rules: int,
                caution: int) -> list[tuple[Atom, int]]:
         rules: list[tuple[Atom, int]] = []
         while len(rules) < max_rules:
@@ -314,22 +344,31 @@ class _Search:
 
 
 @cache
+def _card_groups(level: int) -> tuple[I64, I64, I64]:
+    """The sets of a street grouped by their card features (whatever the pays and bets):
+    the groups' codes (ascending), each set's group, and one set of each group."""
+    features = card_features(2 + level)
+    codes = np.zeros_like(features["made"])
+    for name in CARD_FEATURES:
+        codes = codes * 16 + features[name]  # every feature is below 16: codes are unique
+    keys, first, inverse = np.unique(codes, return_index=True, return_inverse=True)
+    return keys.astype(np.int64), inverse.ravel().astype(np.int64), first.astype(np.int64)
+
+
+@cache
 def _node_groups(level: int, width: int, low: int
                  ) -> tuple[I64, I64, dict[str, npt.NDArray[np.int64]]]:
     """The decision nodes of a street grouped by their card features and the bets made
     (the same whatever the pays): each group's key, each node's group, each group's
-    features."""
+    features. A group is a card group and a column (every card group meets every
+    column), numbered in the order of ``code * width + column``."""
+    codes, card_group, first_row = _card_groups(level)
+    columns = np.arange(width, dtype=np.int64)
+    keys = (codes[:, None] * width + columns).ravel()
+    groups = card_group[:, None] * width + columns
     features = card_features(2 + level)
-    codes = np.zeros_like(features["made"])
-    for name in CARD_FEATURES:
-        codes = codes * 16 + features[name]
-    codes2d = codes[:, None] * width + np.arange(width)
-    keys, inverse = np.unique(codes2d, return_inverse=True)
-    groups = inverse.reshape(codes2d.shape).astype(np.int64)
-    first_row = np.zeros(len(keys), dtype=np.int64)
-    first_row[groups.ravel()] = np.repeat(np.arange(groups.shape[0]), width)
     group_features: dict[str, npt.NDArray[np.int64]] = {
-        name: features[name][first_row] for name in CARD_FEATURES}
+        name: np.repeat(features[name][first_row], width) for name in CARD_FEATURES}
     group_features["bets"] = low - 1 + keys % width
     return keys, groups, group_features
 
@@ -342,7 +381,6 @@ def derive_card(solution: Solution, reach: tuple[I64, ...], total: int,
     A line stays on the card only if it gains at least ``min_gain`` antes per hand dealt.
     """
     shape = solution.shape
-    binom = binomials()
     streets: list[tuple[StudRule, ...]] = []
     for level in range(shape.streets):
         width = shape.width(level)
@@ -351,10 +389,9 @@ def derive_card(solution: Solution, reach: tuple[I64, ...], total: int,
             totals = _group_totals_last(reach[level], shape.low(level), shape.scale(level),
                                         groups, len(keys), solution.final_sums, shape.most)
         else:
-            totals = _group_totals_middle(all_sets(2 + level), reach[level], shape.low(level),
-                                          shape.scale(level), groups, len(keys),
-                                          solution.values[level + 1], shape.low(level + 1),
-                                          shape.most, binom)
+            totals = _group_totals_middle(reach[level], shape.low(level), shape.scale(level),
+                                          groups, len(keys), solution.next_sums[level],
+                                          shape.low(level + 1), shape.most)
         bets_made = range(shape.low(level) - 1, shape.low(level) - 1 + width)
         search = _Search(totals, group_features, tuple(sorted({1, shape.most})),
                          int(min_gain * total), _feature_ranges(2 + level, bets_made))

@@ -160,3 +160,24 @@ def test_parallel_bets_at_several_tables_cannot_pass_the_limit(
         statuses = sorted(pool.map(bet, tables))
     assert statuses == [201, 201, 409, 409, 409, 409]
     assert cash(client, headers) == 480
+
+
+def test_two_bets_at_once_at_one_private_table_open_one_round(
+        client: TestClient, database_url: str) -> None:
+    """Two bets sent at once at one private table (different keys): one opens the round,
+    the other is refused as the round is not finished, on PostgreSQL too, where the second
+    bet's first read waits for the table's lock."""
+    headers, table = cash_player(client, database_url, 500)
+
+    def bet(_: int) -> int:
+        status: int = client.post(f"/api/v1/tables/{table}/rounds", headers=headers,
+                                  json={"wagers": {"ante": 10}}).status_code
+        return status
+
+    for _ in range(5):  # a round left open (Stud waits for the decision) refuses the next
+        with ThreadPoolExecutor(2) as pool:
+            statuses = sorted(pool.map(bet, range(2)))
+        assert statuses in ([201, 409], [409, 409]), statuses
+    rounds = client.get("/api/v1/me/rounds", headers=headers).json()
+    assert len(rounds) == 1
+    assert cash(client, headers) == 490

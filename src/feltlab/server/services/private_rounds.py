@@ -140,8 +140,9 @@ def bet(found: Services, token: str, table_id: int, placed: Wagers, request: Mon
             raise not_found(f"table {table_id}")
         if table.status != "open":
             raise Conflict(f"table {table_id} is closed")
-        if row.unfinished is not None:
-            raise Conflict(f"round {row.unfinished} at this table is not finished")
+        unfinished = _unfinished_after_lock(connection, table_id, row)
+        if unfinished is not None:
+            raise Conflict(f"round {unfinished} at this table is not finished")
         seen = found.hub.stamp(table_id)  # the table is locked: nobody changes it now
         loaded = _deal(found, connection, caller, row, table, placed)
         fresh.append(Fresh(seen, table_state(table, None, loaded,
@@ -153,6 +154,22 @@ def bet(found: Services, token: str, table_id: int, placed: Wagers, request: Mon
     if fresh:
         found.publish(table_id, fresh[-1], notified=True)
     return answer
+
+
+_OPEN_ROUND = (select(func.min(_ROUNDS.c.id))
+               .where(_ROUNDS.c.table_id == bindparam("table_id"), _ROUNDS.c.phase != "complete"))
+
+
+def _unfinished_after_lock(connection: Connection, table_id: int, row: Row[Any]) -> int | None:
+    """The table's unfinished round, as it is once the table's lock is held. On PostgreSQL
+    a statement that waited for the lock (another bet at this table) still reads the other
+    rows as they were when it began, so the first read's answer may miss the round that bet
+    opened: read it again there. SQLite runs one writer at a time, so its first read holds."""
+    if connection.dialect.name != "postgresql":
+        found: int | None = row.unfinished
+        return found
+    again: int | None = connection.execute(_OPEN_ROUND, {"table_id": table_id}).scalar()
+    return again
 
 
 def _deal(found: Services, connection: Connection, caller: Caller, row: Row[Any],

@@ -20,9 +20,14 @@ router = APIRouter(prefix="/api/v1/admin", tags=["admin"], responses=refusals(40
 
 Grouping = Annotated[str, Path(max_length=20)]
 """players, tables, days or rules: another is 404 (checked when the request runs)."""
-DayText = Annotated[str | None, Query(max_length=10, pattern=r"^\d{4}-\d{2}-\d{2}$")]
-FromDay = Annotated[str | None, Query(alias="from", max_length=10,
-                                      pattern=r"^\d{4}-\d{2}-\d{2}$")]
+_DAY = {"pattern": r"^\d{4}-\d{2}-\d{2}$", "max_length": 10,
+        "json_schema_extra": {"format": "date"}}
+DayText = Annotated[str | None, Query(description="The last UTC day, YYYY-MM-DD (inclusive).",
+                                      **_DAY)]
+"""A day as the schema declares it (``format: date``), parsed when the request runs: a day
+that does not exist (2026-13-01) is 422 naming the parameter."""
+FromDay = Annotated[str | None, Query(alias="from", **_DAY,
+                                      description="The first UTC day, YYYY-MM-DD (inclusive).")]
 Currency = Annotated[Literal["cash", "practice"], Query()]
 
 

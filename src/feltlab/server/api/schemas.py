@@ -116,14 +116,14 @@ class LockRequest(Strict):
     reason: Reason
 
 
-class PlayerLimitsRequest(Strict):
-    daily_loss_limit: Annotated[int, Field(ge=0, le=MAX_AMOUNT)] | None = None
-    self_exclude_days: Annotated[int, Field(ge=1, le=3650)] | None = None
+class PlayerLimitsRequest(LimitsRequest):
     reason: Reason
 
 
 class PlayerCashRequest(Strict):
-    amount: Annotated[int, Field(ge=-MAX_AMOUNT, le=MAX_AMOUNT)]
+    amount: Annotated[int, Field(ge=-MAX_AMOUNT, le=MAX_AMOUNT,
+                                 json_schema_extra={"not": {"const": 0}}), WHOLE]
+    """A credit (> 0) or a debit (< 0); never 0."""
     reason: Reason
 
 

@@ -39,6 +39,25 @@ def new_server_seed() -> str:
     return secrets.token_hex(SEED_BYTES)
 
 
+def next_seed(seed_key: str, previous: str | None) -> str:
+    """A private table's next server seed: HMAC-SHA256 keyed by the table's secret seed
+    key over the previous round's server seed (ASCII hex; ``""`` before the first round).
+
+    Fixed before the bet, so its commitment can be shown first; unknowable without the
+    key, which is never shown (a revealed seed does not give the next one); written
+    nowhere until the round that uses it.
+
+    >>> key = "11" * 32
+    >>> first = next_seed(key, None)
+    >>> first == hmac.new(bytes.fromhex(key), b"", hashlib.sha256).hexdigest()
+    True
+    >>> next_seed(key, first) not in (first, next_seed(key, None))
+    True
+    """
+    message = (previous or "").encode("ascii")
+    return hmac.new(seed_bytes(seed_key), message, hashlib.sha256).hexdigest()
+
+
 def seed_bytes(seed: str) -> bytes:
     if not re.fullmatch(r"[0-9a-f]{64}", seed):
         raise FairnessError("a server seed is 64 lowercase hex digits")

@@ -84,6 +84,7 @@ def bet(found: Services, token: str, table_id: int, placed: Wagers,
 
     answer = private_rounds.bet(found, token, table_id, placed, request, at_shared)
     if fresh:  # the transaction sent NOTIFY (private_rounds' first read)
+        private_rounds.settled(found, fresh[-1])
         found.publish(table_id, fresh[-1], notified=True)
     return answer
 
@@ -148,6 +149,7 @@ def decide(found: Services, token: str, round_id: int, decision: dict[str, Any],
 
     answer, _ = private_rounds.decide(found, token, round_id, decision, request, at_shared)
     for changed in fresh:  # the transaction sent NOTIFY (private_rounds' first read)
+        private_rounds.settled(found, changed)
         found.publish(changed.state.view["id"], changed, notified=True)
     return answer
 

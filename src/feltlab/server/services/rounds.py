@@ -42,7 +42,7 @@ from feltlab.server.fairness import (
     new_server_seed,
 )
 from feltlab.server.models import GameTable, Round, RoundSeat, User
-from feltlab.server.services import figures, ledger
+from feltlab.server.services import ledger
 from feltlab.server.services.limits import check_stake
 from feltlab.server.services.round_log import EMPTY_LOG, LoadedRound, append, cached_deck
 
@@ -74,13 +74,11 @@ def wager_actions(rules: Rules, seat: int, wagers: dict[str, int], colour: str |
 
 def open_round(session: Session, table: GameTable, client_seed: str,
                phase_deadline: timedelta | None = None) -> LoadedRound:
-    """A new round at ``table`` in the wagers phase. A private table's round takes the
-    seed whose commitment the table showed before the bet, and the table draws the next;
-    a shared round's commitment is fixed now, before any seat's seed is seen."""
+    """A new round at a shared ``table`` in the wagers phase: its commitment is fixed
+    now, before any seat's seed is seen (a private table's rounds open in
+    :mod:`feltlab.server.services.private_rounds`)."""
     rules = rules_for(table.rules_id, table.fingerprint)
     seed = new_server_seed()
-    if not table.shared:
-        seed, table.next_server_seed = table.next_server_seed or seed, new_server_seed()
     record = Round(table_id=table.id, rules_id=rules.id, fingerprint=rules.fingerprint,
                    currency=table.currency, server_seed=seed, commitment=commitment(seed),
                    client_seed=client_seed, phase=Phase.WAGERS.value, created_at=now(),
@@ -266,8 +264,7 @@ def _pay_out(session: Session, loaded: LoadedRound) -> None:
         seat.balance_after = move_seat_money(session.connection(), loaded, seat,
                                              ledger.RoundMoney(0, returned))
     loaded.record.completed_at = now()
-    figures.record_settled(session.connection(), loaded.state, loaded.seats,
-                           loaded.record)
+    loaded.record.figures_pending = True  # the pit's figures: written off the money path
 
 
 def fold_absent(session: Session, loaded: LoadedRound, decision: timedelta) -> None:

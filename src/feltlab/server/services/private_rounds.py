@@ -194,7 +194,7 @@ def _deal(found: Services, connection: Connection, caller: Caller, row: Row[Any]
                    figures_pending=state.phase is Phase.COMPLETE)
     texts = [json.dumps(action_to_json(action)) for action in state.log]
     record.log = extend_log(EMPTY_LOG, texts)
-    record.id = connection.execute(_NEW_ROUND, [_round_values(record)]).scalar_one()
+    record.id = connection.execute(_NEW_ROUND, _round_values(record)).scalar_one()
     seat = RoundSeat(round_id=record.id, seat=1, user_id=caller.user_id, staked=stake,
                      client_seed=placed.client_seed)
     loaded = LoadedRound(record, [seat], rules, state, len(texts))
@@ -204,8 +204,8 @@ def _deal(found: Services, connection: Connection, caller: Caller, row: Row[Any]
     seat.balance_before = after - payout + stake
     if state.phase is Phase.COMPLETE:
         seat.balance_after = after
-    seat.id = connection.execute(_NEW_SEAT, [{name: getattr(seat, name) for name in
-                                              _SEAT_NAMES if name != "id"}]).scalar_one()
+    seat.id = connection.execute(_NEW_SEAT, {name: getattr(seat, name) for name in
+                                             _SEAT_NAMES if name != "id"}).scalar_one()
     _append(connection, record.id, 0, texts, moment)
     rounds_done(found, loaded)
     return loaded

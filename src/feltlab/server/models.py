@@ -22,8 +22,6 @@ from sqlalchemy import (
     Table,
     Text,
     UniqueConstraint,
-    false,
-    text,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
@@ -167,10 +165,6 @@ class TableSeat(Base):
                       UniqueConstraint("table_id", "user_id"))
 
 
-UNFINISHED = "phase <> 'complete'"
-"""The rounds still being played (the predicate of the one-unfinished-round index)."""
-
-
 class Round(Base):
     __tablename__ = "rounds"
 
@@ -191,7 +185,7 @@ class Round(Base):
     """The round's actions as one JSON array (migration 0004), so that loading a round is
     one read; "" for a round from before it, whose log is read from its events."""
     figures_pending: Mapped[bool] = mapped_column(Boolean, default=False,
-                                                  server_default=false())
+                                                  server_default="0")
     """Settled, its pit's figures not written yet (see
     :mod:`feltlab.server.services.figures`; migration 0008)."""
 
@@ -199,11 +193,14 @@ class Round(Base):
         # a seed deals one round only; a table plays one round at a time: a request that
         # raced another to open a round is refused here and runs again (migration 0008)
         Index("rounds_seed_once", "server_seed", unique=True),
-        Index("rounds_one_unfinished", "table_id", unique=True,
-              sqlite_where=text(UNFINISHED), postgresql_where=text(UNFINISHED)),
         Index("rounds_newest_by_table", "table_id", "id"),
         Index("rounds_figures_pending", "figures_pending"),
     )
+
+
+Index("rounds_one_unfinished", Round.table_id, unique=True,
+      sqlite_where=Round.phase != "complete", postgresql_where=Round.phase != "complete")
+"""A table plays one round at a time (its rounds still being played: one at most)."""
 
 
 class RoundSeat(Base):

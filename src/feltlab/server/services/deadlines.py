@@ -47,4 +47,6 @@ def run_one(found: Services, round_id: int) -> int | None:
             rounds.fold_absent(session, loaded, decision)
         if loaded.state.phase is Phase.COMPLETE:
             found.metrics.round_completed(loaded.rules.id, rounds.staked(loaded))
-        return table.id
+    if loaded.state.phase is Phase.COMPLETE:  # committed: the pit's figures, off this path
+        found.recorder.settled(loaded.state, loaded.seats, loaded.record)
+    return table.id

@@ -6,8 +6,11 @@ caller, their stored answer, the table (locked) and, for a decision, the round w
 whole log and the caller's seat; then the round's row, the money (one guarded UPDATE of
 both wallets, the ledger transactions, their entries), the events, the seat, and the
 stored answer. The engine runs in memory between the read and the writes, so a refusal
-writes nothing. A shared table's request runs in the same transaction through
-:mod:`feltlab.server.services.play`'s ORM path.
+writes nothing. The next round's seed is derived, not written (its table's seed key and
+the newest round's seed, in the bet's first read); the pit's figures of a settled round
+are written after the commit (:mod:`feltlab.server.services.figures`). A shared table's
+request runs in the same transaction through :mod:`feltlab.server.services.play`'s ORM
+path.
 """
 
 from __future__ import annotations

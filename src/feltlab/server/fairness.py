@@ -21,6 +21,7 @@ import hashlib
 import hmac
 import re
 import secrets
+import struct
 from collections.abc import Callable, Iterator, Mapping
 
 from feltlab.core.cards import Card, fisher_yates, full_deck
@@ -98,15 +99,17 @@ def commitment(seed: str) -> str:
     return hashlib.sha256(seed_bytes(seed)).hexdigest()
 
 
+_WORDS = struct.Struct(">8I")  # a 32-byte block as eight 32-bit big-endian words
+
+
 def word_stream(seed: str, client_seed: str) -> Iterator[int]:
     """32-bit words of HMAC-SHA256(seed, client_seed ':' counter), counter 0, 1, 2, ..."""
     key = seed_bytes(seed)
     message = check_client_seed(client_seed).encode("ascii") + b":"
     counter = 0
     while True:
-        block = hmac.new(key, message + str(counter).encode("ascii"), hashlib.sha256).digest()
-        for start in range(0, 32, 4):
-            yield int.from_bytes(block[start:start + 4], "big")
+        block = hmac.digest(key, message + str(counter).encode("ascii"), "sha256")
+        yield from _WORDS.unpack(block)
         counter += 1
 
 

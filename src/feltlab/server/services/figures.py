@@ -4,9 +4,9 @@ here).
 
 They are written off the money path, so that the pit's analytics never hold a player's
 money request up nor refuse it: the request that settles a round marks it
-``figures_pending`` in its own transaction and, once committed, hands the rows it
-computed to its worker's :class:`Recorder`, which writes a batch of rounds in one
-transaction a fraction of a second later. The mark makes that safe: a worker that dies
+``figures_pending`` in its own transaction and, once committed, hands the round's final
+state to its worker's :class:`Recorder`, which computes and writes a batch of rounds in
+one transaction a fraction of a second later. The mark makes that safe: a worker that dies
 before writing leaves its rounds marked, and they are computed again from the database
 (:func:`record_pending`), by any worker in the background and always before a report
 reads the figures, so reports stay exact. ``feltlab db backfill`` writes the figures of
@@ -101,9 +101,13 @@ def record_pending(connection: Connection, settled_before: datetime | None = Non
                    batch: int = 200) -> int:
     """Compute again, from the database, the figures of up to ``batch`` rounds still
     marked pending (settled before ``settled_before``, if given), write them and clear
-    their marks, in the caller's write transaction. Answers how many rounds."""
-    query = _PENDING.with_for_update(skip_locked=True) if (
-        connection.dialect.name == "postgresql") else _PENDING
+    their marks, in the caller's write transaction. Answers how many rounds.
+
+    In the background (``settled_before`` given) rounds another worker is writing now are
+    skipped; before a report, their writer is waited for, so the report sees them."""
+    query = _PENDING
+    if connection.dialect.name == "postgresql":
+        query = query.with_for_update(skip_locked=settled_before is not None)
     ids = list(connection.execute(query, {
         "before": settled_before or now() + timedelta(days=1), "limit": batch}).scalars())
     if not ids:

@@ -12,15 +12,17 @@ import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Engine, select
 from sqlalchemy.orm import Session
 
 from feltlab.server.clock import aware, now
 from feltlab.server.models import AuditRecord
-from feltlab.server.services.context import Services
 from feltlab.server.services.database import lock_exclusive, session_factory, transaction
+
+if TYPE_CHECKING:  # annotations only: the services' context imports these modules
+    from feltlab.server.services.context import Services
 
 GENESIS = "0" * 64
 AUDIT_LOCK = 7000002

@@ -21,9 +21,9 @@ from feltlab.server.live import Hub
 from feltlab.server.metrics import Metrics, metrics_folder
 from feltlab.server.notify import Announcer
 from feltlab.server.services.database import make_engine, session_factory, transaction
+from feltlab.server.services.figures import Recorder
 
 if TYPE_CHECKING:
-    from feltlab.server.services.figures import Recorder
     from feltlab.server.views import Fresh, TableState
 
 
@@ -96,8 +96,6 @@ class Services:
         self.snapshots[table_id] = replace(state, stamp=stamp)
 
     def __post_init__(self) -> None:
-        from feltlab.server.services.figures import Recorder  # it needs these services' modules
-
         self.recorder = Recorder(self.engine)
 
     def close(self) -> None:

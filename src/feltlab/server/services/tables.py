@@ -3,7 +3,7 @@ them (private practice tables against the house, shared tables opened by admins)
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
@@ -16,8 +16,10 @@ from feltlab.server.errors import NotFound, Refused, not_found
 from feltlab.server.fairness import commitment, new_server_seed, next_seed
 from feltlab.server.models import GameTable, Round, TableSeat, User, table_of
 from feltlab.server.services import audit
-from feltlab.server.services.context import Services
 from feltlab.server.views import table_json
+
+if TYPE_CHECKING:  # annotations only: the services' context imports these modules
+    from feltlab.server.services.context import Services
 
 # built once, and in Core where no object is needed: tables are found on every request
 _TABLE = select(GameTable).where(GameTable.id == bindparam("table_id"))

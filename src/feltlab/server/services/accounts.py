@@ -5,12 +5,11 @@ account (balances, limits). Signing in itself, throttled, is
 
 from __future__ import annotations
 
-import secrets
 from datetime import datetime, timedelta
 from typing import Any
 
 from argon2 import PasswordHasher
-from sqlalchemy import Connection, Engine, bindparam, delete, func, select, update
+from sqlalchemy import Connection, Engine, bindparam, func, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 

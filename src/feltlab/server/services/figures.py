@@ -81,7 +81,8 @@ def backfill(session_factory: Callable[[], Session],
                 have = set(session.connection().execute(
                     select(_FIGURES.c.round_seat_id).where(_FIGURES.c.round_id == round_id)
                 ).scalars())
-                record_settled(session.connection(), loaded.state, loaded.seats, loaded.record, have)
+                record_settled(session.connection(), loaded.state, loaded.seats,
+                               loaded.record, have)
                 done += 1
         if progress is not None:
             progress(done, len(todo))

@@ -6,8 +6,8 @@ caller, their stored answer, the table (locked) and, for a decision, the round w
 whole log and the caller's seat; then the round's row, the money (one guarded UPDATE of
 both wallets, the ledger transactions, their entries), the events, the seat, and the
 stored answer. The engine runs in memory between the read and the writes, so a refusal
-writes nothing. A shared table's request runs in the same transaction through
-:mod:`feltlab.server.services.play`'s ORM path.
+writes nothing. A shared table's requests are
+:mod:`feltlab.server.services.shared_rounds`, on the same frame.
 """
 
 from __future__ import annotations
@@ -52,12 +52,12 @@ from feltlab.server.views import Fresh, table_state, view_of
 
 _TABLES, _ROUNDS, _SEATS = table_of(GameTable), table_of(Round), table_of(RoundSeat)
 _EVENTS, _WALLETS, _USERS = table_of(RoundEvent), table_of(Wallet), table_of(User)
-_TABLE_NAMES, _ROUND_NAMES, _SEAT_NAMES = (tuple(column.name for column in table.c)
+_TABLE_NAMES, ROUND_NAMES, SEAT_NAMES = (tuple(column.name for column in table.c)
                                            for table in (_TABLES, _ROUNDS, _SEATS))
 """Column names, listed once: iterating a table's columns costs more than a query."""
-_TABLE_COLUMNS = tuple(column.label(f"t_{column.name}") for column in _TABLES.c)
-_ROUND_COLUMNS = tuple(column.label(f"r_{column.name}") for column in _ROUNDS.c)
-_SEAT_COLUMNS = tuple(column.label(f"s_{column.name}") for column in _SEATS.c)
+TABLE_COLUMNS = tuple(column.label(f"t_{column.name}") for column in _TABLES.c)
+ROUND_COLUMNS = tuple(column.label(f"r_{column.name}") for column in _ROUNDS.c)
+SEAT_COLUMNS = tuple(column.label(f"s_{column.name}") for column in _SEATS.c)
 _UNFINISHED = (select(func.min(_ROUNDS.c.id))
                .where(_ROUNDS.c.table_id == _TABLES.c.id, _ROUNDS.c.phase != "complete")
                .scalar_subquery().label("unfinished"))
@@ -77,15 +77,15 @@ def _in_round(joined: Join) -> Join:
 
 
 # the table's row is locked first, as on every path that changes a round (no cycles)
-_BET_READ = money_path.first_read(*_TABLE_COLUMNS, _UNFINISHED, joined=_at_table,
+_BET_READ = money_path.first_read(*TABLE_COLUMNS, _UNFINISHED, joined=_at_table,
                                   table_id=_TABLES.c.id, locked=_TABLES)
-_ACT_READ = money_path.first_read(*_TABLE_COLUMNS, *_ROUND_COLUMNS, *_SEAT_COLUMNS,
+ACT_READ = money_path.first_read(*TABLE_COLUMNS, *ROUND_COLUMNS, *SEAT_COLUMNS,
                                   _WALLETS.c.balance.label("balance"), joined=_in_round,
                                   table_id=_TABLES.c.id, locked=_TABLES)
-_NEW_ROUND = insert(_ROUNDS).returning(_ROUNDS.c.id)
-_NEW_SEAT = insert(_SEATS).returning(_SEATS.c.id)
-_NEW_EVENTS = insert(_EVENTS).returning(_EVENTS.c.id)  # one statement for all rows
-_SEAT_FIGURES = (update(_SEATS).where(_SEATS.c.id == bindparam("seat_id"))
+NEW_ROUND = insert(_ROUNDS).returning(_ROUNDS.c.id)
+NEW_SEAT = insert(_SEATS).returning(_SEATS.c.id)
+NEW_EVENTS = insert(_EVENTS).returning(_EVENTS.c.id)  # one statement for all rows
+SEAT_FIGURES = (update(_SEATS).where(_SEATS.c.id == bindparam("seat_id"))
                  .values(staked=bindparam("new_staked"), total=bindparam("new_total"),
                          balance_after=bindparam("new_balance_after")))
 _NEXT_SEED = (update(_TABLES).where(_TABLES.c.id == bindparam("table_id_"))
@@ -94,9 +94,10 @@ _ROUND_MOVED = (update(_ROUNDS).where(_ROUNDS.c.id == bindparam("round_id_"))
                 .values(phase=bindparam("new_phase"), log=bindparam("new_log"),
                         completed_at=bindparam("new_completed_at")))
 
-SharedWork = Callable[[Session, Caller, GameTable, User], tuple[int, Any]]
-"""A shared table's work in the same transaction (the ORM path, on this connection), given
-the table (locked) and the caller's account as the first read found them."""
+SharedWork = Callable[[Connection, Caller, Row[Any]], tuple[int, Any]]
+"""A shared table's decision in the same transaction
+(:mod:`feltlab.server.services.shared_rounds`), given the first read's row: the caller,
+the table (locked), the round with its log, the caller's seat and balance."""
 
 
 @dataclass(frozen=True)
@@ -109,33 +110,25 @@ class Wagers:
     client_seed: str
 
 
-def _table(row: Row[Any]) -> GameTable:
+def table_from_row(row: Row[Any]) -> GameTable:
     """The table as the first read found it (not attached to a session)."""
     return GameTable(**{name: getattr(row, f"t_{name}") for name in _TABLE_NAMES})
 
 
-def _in_session(connection: Connection, caller: Caller, row: Row[Any], shared: SharedWork
-                ) -> tuple[int, Any]:
-    """A shared table's request: the ORM path, in this transaction."""
-    with Session(bind=connection, expire_on_commit=False) as session:
-        answer = shared(session, caller, _table(row), money_path.user_of(row))
-        session.flush()
-    return answer
-
-
 # --- a bet ---------------------------------------------------------------------------------
 
-def bet(found: Services, token: str, table_id: int, placed: Wagers, request: MoneyRequest,
-        shared: SharedWork) -> Answer:
-    """Bet at table ``table_id``: a private table opens a round, stakes the wagers and
-    deals (and settles, if nobody has a decision to make); a shared one runs ``shared``."""
+def bet(found: Services, token: str, table_id: int, placed: Wagers, request: MoneyRequest
+        ) -> Answer:
+    """Bet at private table ``table_id``: open a round, stake the wagers and deal (and
+    settle, if nobody has a decision to make). A shared table's bet is
+    :func:`feltlab.server.services.shared_rounds.bet`."""
     fresh: list[Fresh] = []
 
     def work(connection: Connection, caller: Caller, row: Row[Any]) -> tuple[int, Any]:
         fresh.clear()
-        table = _table(row)
-        if table.shared:
-            return _in_session(connection, caller, row, shared)
+        table = table_from_row(row)
+        if table.shared:  # created since the caller asked its kind: ask again
+            raise Conflict(f"table {table_id} is shared: send the bet again")
         if table.owner_id != caller.user_id:
             raise not_found(f"table {table_id}")
         if table.status != "open":
@@ -160,12 +153,12 @@ def _deal(found: Services, connection: Connection, caller: Caller, row: Row[Any]
     rules = rounds.rules_for(table.rules_id, table.fingerprint)
     actions = rounds.wager_actions(rules, 1, placed.wagers, placed.colour)
     stake = sum(amount for amount in placed.wagers.values() if amount)
-    _check_stake(connection, row, table.id, table.currency, stake)
+    check_stake_on(connection, row, table.id, table.currency, stake)
     # the seed whose commitment the table showed before the bet; the table draws the next
     seed, table.next_server_seed = table.next_server_seed or new_server_seed(), new_server_seed()
     connection.execute(_NEXT_SEED, {"table_id_": table.id, "new_seed": table.next_server_seed})
     state = HandState(rules, cached_deck(seed, placed.client_seed))  # kept for the decisions
-    _run(state, [*actions, Deal()])
+    run_actions(state, [*actions, Deal()])
     moment = now()
     record = Round(table_id=table.id, rules_id=rules.id, fingerprint=rules.fingerprint,
                    currency=table.currency, server_seed=seed, commitment=commitment(seed),
@@ -174,7 +167,7 @@ def _deal(found: Services, connection: Connection, caller: Caller, row: Row[Any]
                    completed_at=moment if state.phase is Phase.COMPLETE else None)
     texts = [json.dumps(action_to_json(action)) for action in state.log]
     record.log = extend_log(EMPTY_LOG, texts)
-    record.id = connection.execute(_NEW_ROUND, [_round_values(record)]).scalar_one()
+    record.id = connection.execute(NEW_ROUND, [_round_values(record)]).scalar_one()
     seat = RoundSeat(round_id=record.id, seat=1, user_id=caller.user_id, staked=stake,
                      client_seed=placed.client_seed)
     loaded = LoadedRound(record, [seat], rules, state, len(texts))
@@ -184,9 +177,9 @@ def _deal(found: Services, connection: Connection, caller: Caller, row: Row[Any]
     seat.balance_before = after - payout + stake
     if state.phase is Phase.COMPLETE:
         seat.balance_after = after
-    seat.id = connection.execute(_NEW_SEAT, [{name: getattr(seat, name) for name in
-                                              _SEAT_NAMES if name != "id"}]).scalar_one()
-    _append(connection, record.id, 0, texts, moment)
+    seat.id = connection.execute(NEW_SEAT, [{name: getattr(seat, name) for name in
+                                              SEAT_NAMES if name != "id"}]).scalar_one()
+    append_events(connection, record.id, 0, texts, moment)
     if state.phase is Phase.COMPLETE:
         figures.record_settled(connection, state, loaded.seats, record)
     rounds_done(found, loaded)
@@ -194,7 +187,7 @@ def _deal(found: Services, connection: Connection, caller: Caller, row: Row[Any]
 
 
 def _round_values(record: Round) -> dict[str, Any]:
-    return {name: getattr(record, name) for name in _ROUND_NAMES if name != "id"}
+    return {name: getattr(record, name) for name in ROUND_NAMES if name != "id"}
 
 
 # --- a decision ----------------------------------------------------------------------------
@@ -208,9 +201,9 @@ def decide(found: Services, token: str, round_id: int, decision: dict[str, Any],
 
     def work(connection: Connection, caller: Caller, row: Row[Any]) -> tuple[int, Any]:
         fresh.clear()
-        table = _table(row)
+        table = table_from_row(row)
         if table.shared:
-            return _in_session(connection, caller, row, shared)
+            return shared(connection, caller, row)
         seen = found.hub.stamp(table.id)  # the table is locked: nobody changes it now
         loaded = _loaded(connection, row)
         _decide(found, connection, row, loaded, caller, decision)
@@ -218,7 +211,7 @@ def decide(found: Services, token: str, round_id: int, decision: dict[str, Any],
                                              {caller.user_id: caller.username})))
         return 200, view_of(loaded, caller.user_id, {})
 
-    answer = money_path.run(found, token, request, _ACT_READ, {"round_id": round_id}, work,
+    answer = money_path.run(found, token, request, ACT_READ, {"round_id": round_id}, work,
                             lambda: not_found(f"round {round_id}"))
     if not fresh:
         return answer, None
@@ -230,8 +223,8 @@ def decide(found: Services, token: str, round_id: int, decision: dict[str, Any],
 def _loaded(connection: Connection, row: Row[Any]) -> LoadedRound:
     """The round and the caller's seat from the first read (no further read: the log is
     on the round's row; a round from before that column reads its events once)."""
-    record = Round(**{name: getattr(row, f"r_{name}") for name in _ROUND_NAMES})
-    seat = RoundSeat(**{name: getattr(row, f"s_{name}") for name in _SEAT_NAMES})
+    record = Round(**{name: getattr(row, f"r_{name}") for name in ROUND_NAMES})
+    seat = RoundSeat(**{name: getattr(row, f"s_{name}") for name in SEAT_NAMES})
     if not record.log:
         texts = connection.execute(select(_EVENTS.c.action).where(
             _EVENTS.c.round_id == record.id).order_by(_EVENTS.c.seq)).scalars().all()
@@ -248,9 +241,9 @@ def _decide(found: Services, connection: Connection, row: Row[Any], loaded: Load
     seat, action, stake = rounds.checked_decision(loaded, caller.user_id, decision)
     record = loaded.record
     if stake:
-        _check_stake(connection, row, record.table_id, record.currency, stake)
+        check_stake_on(connection, row, record.table_id, record.currency, stake)
     before = len(loaded.state.log)
-    _run(loaded.state, [action])
+    run_actions(loaded.state, [action])
     seat.staked += stake
     state = loaded.state
     texts = [json.dumps(action_to_json(item)) for item in state.log[before:]]
@@ -266,10 +259,10 @@ def _decide(found: Services, connection: Connection, row: Row[Any], loaded: Load
                               if stake or payout else row.balance)
     elif stake:
         rounds.move_seat_money(connection, loaded, seat, money)
-    _append(connection, record.id, loaded.events, texts, moment)
+    append_events(connection, record.id, loaded.events, texts, moment)
     loaded.events += len(texts)
     if stake or state.phase is Phase.COMPLETE:
-        connection.execute(_SEAT_FIGURES, {"seat_id": seat.id, "new_staked": seat.staked,
+        connection.execute(SEAT_FIGURES, {"seat_id": seat.id, "new_staked": seat.staked,
                                            "new_total": seat.total,
                                            "new_balance_after": seat.balance_after})
     connection.execute(_ROUND_MOVED, {"round_id_": record.id, "new_phase": record.phase,
@@ -282,7 +275,7 @@ def _decide(found: Services, connection: Connection, row: Row[Any], loaded: Load
 
 # --- the steps both share --------------------------------------------------------------------
 
-def _check_stake(connection: Connection, row: Row[Any], table_id: int, currency: str,
+def check_stake_on(connection: Connection, row: Row[Any], table_id: int, currency: str,
                  stake: int) -> None:
     """The player's limits on a stake (:mod:`feltlab.server.services.limits`): at practice,
     the account's bar from the first read (no query); at cash, the player's wallet locked
@@ -297,7 +290,7 @@ def _check_stake(connection: Connection, row: Row[Any], table_id: int, currency:
     check_stake(session, row.user_id, currency, stake)
 
 
-def _run(state: HandState, actions: list[Action]) -> None:
+def run_actions(state: HandState, actions: list[Action]) -> None:
     """Apply ``actions``, then the dealer's part up to the next decision or the end."""
     try:
         for action in actions:
@@ -322,12 +315,12 @@ def _settle(loaded: LoadedRound) -> int:
     return payout
 
 
-def _append(connection: Connection, round_id: int, first: int, texts: list[str],
+def append_events(connection: Connection, round_id: int, first: int, texts: list[str],
             moment: datetime) -> None:
     """Append the request's actions to the round's event log (one statement)."""
     if not texts:
         return
-    connection.execute(_NEW_EVENTS, [{"round_id": round_id, "seq": first + index,
+    connection.execute(NEW_EVENTS, [{"round_id": round_id, "seq": first + index,
                                       "action": text, "at": moment}
                                      for index, text in enumerate(texts)])
     for _ in texts:

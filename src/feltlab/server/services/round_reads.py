@@ -34,20 +34,24 @@ from feltlab.server.views import (
 _USERS = table_of(User)
 _NAMES_OF = select(_USERS.c.id, _USERS.c.username).where(
     _USERS.c.id.in_(bindparam("user_ids", expanding=True)))
-_USERNAMES: dict[int, str] = {}
-"""Usernames by user id, kept by each worker: a username never changes once chosen."""
+_USERNAMES: dict[tuple[str, int], str] = {}
+"""Usernames by database and user id, kept by each worker: a username never changes once
+chosen."""
 
 
 def usernames(session: Session, loaded: LoadedRound) -> dict[int, str]:
     """The names of the round's seated players, by user id."""
+    connection = session.connection()
+    database = str(connection.engine.url)
     wanted = {item.user_id for item in loaded.seats}
-    missing = wanted - _USERNAMES.keys()
+    missing = {user_id for user_id in wanted if (database, user_id) not in _USERNAMES}
     if missing:
         if len(_USERNAMES) > 100_000:
             _USERNAMES.clear()
-        rows = session.connection().execute(_NAMES_OF, {"user_ids": sorted(missing)})
-        _USERNAMES.update({user_id: name for user_id, name in rows})
-    return {user_id: _USERNAMES[user_id] for user_id in wanted if user_id in _USERNAMES}
+        rows = connection.execute(_NAMES_OF, {"user_ids": sorted(missing)})
+        _USERNAMES.update({(database, user_id): name for user_id, name in rows})
+    return {user_id: _USERNAMES[database, user_id] for user_id in wanted
+            if (database, user_id) in _USERNAMES}
 
 
 def round_view(session: Session, loaded: LoadedRound, user_id: int) -> dict[str, Any]:

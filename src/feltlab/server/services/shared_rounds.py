@@ -20,6 +20,7 @@ from typing import Any
 from sqlalchemy import Connection, Row, bindparam, func, select, update
 
 from feltlab.core.engine import Deal, Fold, HandState, Phase, action_to_json
+from feltlab.core.rules import load_rules
 from feltlab.server.auth import Caller
 from feltlab.server.clock import now
 from feltlab.server.errors import Conflict, not_found
@@ -103,7 +104,7 @@ _DUE_READ = (select(*TABLE_COLUMNS, *ROUND_COLUMNS)
 
 
 @dataclass
-class _Seated:
+class Seated:
     """Who sits at the table now: (seat, username) in seat order, and their user ids."""
 
     sitting: list[tuple[int, str]]
@@ -111,13 +112,14 @@ class _Seated:
     names: dict[int, str]
 
 
-def _seated(connection: Connection, table_id: int) -> _Seated:
+def seated_now(connection: Connection, table_id: int) -> Seated:
+    """Who sits at the table now, with their names (one statement)."""
     rows = connection.execute(_SEATED, {"table_id": table_id}).all()
-    return _Seated([(seat, name) for seat, _, name in rows], {row[1] for row in rows},
+    return Seated([(seat, name) for seat, _, name in rows], {row[1] for row in rows},
                    {user_id: name for _, user_id, name in rows})
 
 
-def _names(connection: Connection, loaded: LoadedRound, seated: _Seated) -> dict[int, str]:
+def names_of(connection: Connection, loaded: LoadedRound, seated: Seated) -> dict[int, str]:
     """The names of the round's players: those seated from the table's read, any who left
     the table since they bet read once."""
     names = {seat.user_id: seated.names[seat.user_id] for seat in loaded.seats
@@ -128,9 +130,11 @@ def _names(connection: Connection, loaded: LoadedRound, seated: _Seated) -> dict
     return names
 
 
-def _loaded(connection: Connection, row: Row[Any]) -> LoadedRound:
+def loaded_from_row(connection: Connection, row: Row[Any], shared: bool = True,
+                    to_change: bool = True) -> LoadedRound:
     """The round from the first read's row (its log on it), its seats read once, its
-    state replayed."""
+    state replayed; ``to_change``: refused if its rule set changed since (a read shows
+    it as it was)."""
     record = Round(**{name: getattr(row, f"r_{name}") for name in ROUND_NAMES})
     seats = [RoundSeat(**seat._asdict()) for seat in
              connection.execute(_ROUND_SEATS, {"round_id": record.id})]
@@ -139,10 +143,11 @@ def _loaded(connection: Connection, row: Row[Any]) -> LoadedRound:
             _EVENTS.c.round_id == record.id).order_by(_EVENTS.c.seq)).scalars().all()
         record.log = extend_log("", list(texts))
     actions = actions_of(record.log)
-    rules = rounds.rules_for(record.rules_id, record.fingerprint)
+    rules = (rounds.rules_for(record.rules_id, record.fingerprint) if to_change
+             else load_rules(record.rules_id))
     state = HandState.replay(rules, cached_deck(record.server_seed, record.client_seed),
                              actions)
-    return LoadedRound(record, seats, rules, state, len(actions), shared=True)
+    return LoadedRound(record, seats, rules, state, len(actions), shared=shared)
 
 
 def _opened(connection: Connection, table: GameTable) -> LoadedRound:
@@ -221,11 +226,11 @@ def _write(connection: Connection, loaded: LoadedRound, before: int,
 
 
 def _answer(found: Services, connection: Connection, table: GameTable, loaded: LoadedRound,
-            user_id: int, seen: int, seated: _Seated | None = None) -> tuple[dict[str, Any],
+            user_id: int, seen: int, seated: Seated | None = None) -> tuple[dict[str, Any],
                                                                           Fresh]:
     """The round as the caller sees it, and the table's new state for its watchers."""
-    seated = seated or _seated(connection, table.id)
-    names = _names(connection, loaded, seated)
+    seated = seated or seated_now(connection, table.id)
+    names = names_of(connection, loaded, seated)
     rounds_done(found, loaded)
     return (view_of(loaded, user_id, names),
             Fresh(seen, table_state(table, seated.sitting, loaded, names)))
@@ -256,7 +261,7 @@ def bet(found: Services, token: str, table_id: int, placed: Wagers, request: Mon
         else:
             if row.r_phase != Phase.WAGERS.value:
                 raise Conflict(f"betting is closed: round {row.r_id} is being played")
-            loaded = _loaded(connection, row)
+            loaded = loaded_from_row(connection, row)
         if loaded.seat_of(caller.user_id) is not None:
             raise Conflict(f"you have already bet in round {loaded.record.id}")
         record = loaded.record
@@ -275,7 +280,7 @@ def bet(found: Services, token: str, table_id: int, placed: Wagers, request: Mon
         seat.balance_before = after + stake
         loaded.seats.append(seat)
         loaded.seats.sort(key=lambda item: item.seat)
-        seated = _seated(connection, table.id)
+        seated = seated_now(connection, table.id)
         if {item.user_id for item in loaded.seats} >= seated.user_ids:
             _deal(loaded)
             _advance(connection, table, loaded)
@@ -302,7 +307,7 @@ def decide_work(found: Services, decision: dict[str, Any], fresh: list[Fresh]
         fresh.clear()
         table = table_from_row(row)
         seen = found.hub.stamp(table.id)  # the table is locked: nobody changes it now
-        loaded = _loaded(connection, row)
+        loaded = loaded_from_row(connection, row)
         seat, action, stake = rounds.checked_decision(loaded, caller.user_id, decision)
         record = loaded.record
         if stake:  # a raise, a street bet, a play: checked as the opening bet is
@@ -338,7 +343,7 @@ def run_due(found: Services, round_id: int) -> tuple[int, Fresh] | None:
             return None  # not due, or another worker is at this table now
         table = table_from_row(row)
         seen = found.hub.stamp(table.id)
-        loaded = _loaded(connection, row)
+        loaded = loaded_from_row(connection, row)
         before = len(loaded.state.log)
         if loaded.state.phase is Phase.WAGERS:
             _deal(loaded)
@@ -348,8 +353,8 @@ def run_due(found: Services, round_id: int) -> tuple[int, Fresh] | None:
             return None
         _advance(connection, table, loaded)
         _write(connection, loaded, before, [])
-        seated = _seated(connection, table.id)
-        names = _names(connection, loaded, seated)
+        seated = seated_now(connection, table.id)
+        names = names_of(connection, loaded, seated)
         rounds_done(found, loaded)
         return table.id, Fresh(seen, table_state(table, seated.sitting, loaded, names))
 

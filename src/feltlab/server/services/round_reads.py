@@ -106,11 +106,13 @@ def state_of(session: Session, table: GameTable, loaded: LoadedRound | None,
 
 
 _TABLES, _ROUNDS = table_of(GameTable), table_of(Round)
-_CURRENT = (select(func.coalesce(
-    select(func.min(_ROUNDS.c.id)).where(_ROUNDS.c.table_id == _TABLES.c.id,
-                                        _ROUNDS.c.phase != "complete").scalar_subquery(),
-    select(func.max(_ROUNDS.c.id)).where(_ROUNDS.c.table_id == _TABLES.c.id)
-    .scalar_subquery())).correlate(_TABLES).scalar_subquery())
+_OTHER = _ROUNDS.alias("table_rounds")  # the table's rounds, apart from the one joined
+_CURRENT = func.coalesce(
+    select(func.min(_OTHER.c.id)).where(_OTHER.c.table_id == _TABLES.c.id,
+                                        _OTHER.c.phase != "complete")
+    .correlate(_TABLES).scalar_subquery(),
+    select(func.max(_OTHER.c.id)).where(_OTHER.c.table_id == _TABLES.c.id)
+    .correlate(_TABLES).scalar_subquery())
 _LIVE_READ = (select(*TABLE_COLUMNS, *ROUND_COLUMNS)
               .select_from(_TABLES.outerjoin(_ROUNDS, _ROUNDS.c.id == _CURRENT))
               .where(_TABLES.c.id == bindparam("table_id")))

@@ -65,8 +65,9 @@ _TABLES, _ROUNDS, _SEATS = table_of(GameTable), table_of(Round), table_of(RoundS
 _SITTING, _USERS = table_of(TableSeat), table_of(User)
 _EVENTS = table_of(RoundEvent)
 
-_UNFINISHED = (select(func.min(_ROUNDS.c.id))
-               .where(_ROUNDS.c.table_id == _TABLES.c.id, _ROUNDS.c.phase != "complete")
+_OTHER = _ROUNDS.alias("table_rounds")  # the table's rounds, apart from the one joined
+_UNFINISHED = (select(func.min(_OTHER.c.id))
+               .where(_OTHER.c.table_id == _TABLES.c.id, _OTHER.c.phase != "complete")
                .correlate(_TABLES).scalar_subquery())
 _MY_SEAT = (select(_SITTING.c.seat).where(_SITTING.c.table_id == _TABLES.c.id,
                                           _SITTING.c.user_id == _USERS.c.id)

@@ -22,7 +22,7 @@ from sqlalchemy import Connection, Row, bindparam, func, select, update
 from feltlab.core.engine import Deal, Fold, HandState, Phase, action_to_json
 from feltlab.core.rules import load_rules
 from feltlab.server.auth import Caller
-from feltlab.server.clock import now
+from feltlab.server.clock import aware, now
 from feltlab.server.errors import Conflict, not_found
 from feltlab.server.fairness import commitment, new_server_seed
 from feltlab.server.models import (
@@ -102,6 +102,24 @@ _DUE_READ = (select(*TABLE_COLUMNS, *ROUND_COLUMNS)
              .select_from(_ROUNDS.join(_TABLES, _TABLES.c.id == _ROUNDS.c.table_id))
              .where(_ROUNDS.c.id == bindparam("round_id"),
                     _ROUNDS.c.deadline <= bindparam("moment")))
+
+
+_CURRENT_ROUND = select(*ROUND_COLUMNS).where(_ROUNDS.c.id == (
+    select(func.min(_OTHER.c.id)).where(_OTHER.c.table_id == bindparam("table_id"),
+                                        _OTHER.c.phase != "complete").scalar_subquery()))
+_ROUND_BY_ID = select(*ROUND_COLUMNS).where(_ROUNDS.c.id == bindparam("round_id"))
+
+
+def _after_the_lock(connection: Connection, row: Row[Any], query: Any,
+                    params: dict[str, Any]) -> Row[Any] | None:
+    """The round as the first read found it, or on PostgreSQL as it is now: there the
+    first read's snapshot was taken before it waited for the table's lock, so a change
+    committed meanwhile by the holder (a round opened, an action taken) is read again,
+    in a statement of its own. (SQLite's writer waits before its transaction begins.)"""
+    if connection.dialect.name != "postgresql":
+        return None if row.r_id is None else row
+    found: Row[Any] | None = connection.execute(query, params).first()
+    return found
 
 
 @dataclass
@@ -257,12 +275,13 @@ def bet(found: Services, token: str, table_id: int, placed: Wagers, request: Mon
         if row.my_seat is None:
             raise Conflict(f"take a seat at table {table_id} before betting")
         seen = found.hub.stamp(table_id)  # the table is locked: nobody changes it now
-        if row.r_id is None:
+        current = _after_the_lock(connection, row, _CURRENT_ROUND, {"table_id": table_id})
+        if current is None:
             loaded = _opened(connection, table)
         else:
-            if row.r_phase != Phase.WAGERS.value:
-                raise Conflict(f"betting is closed: round {row.r_id} is being played")
-            loaded = loaded_from_row(connection, row)
+            if current.r_phase != Phase.WAGERS.value:
+                raise Conflict(f"betting is closed: round {current.r_id} is being played")
+            loaded = loaded_from_row(connection, current)
         if loaded.seat_of(caller.user_id) is not None:
             raise Conflict(f"you have already bet in round {loaded.record.id}")
         record = loaded.record
@@ -308,7 +327,9 @@ def decide_work(found: Services, decision: dict[str, Any], fresh: list[Fresh]
         fresh.clear()
         table = table_from_row(row)
         seen = found.hub.stamp(table.id)  # the table is locked: nobody changes it now
-        loaded = loaded_from_row(connection, row)
+        current = _after_the_lock(connection, row, _ROUND_BY_ID, {"round_id": row.r_id})
+        assert current is not None  # a round is never deleted
+        loaded = loaded_from_row(connection, current)
         seat, action, stake = rounds.checked_decision(loaded, caller.user_id, decision)
         record = loaded.record
         if stake:  # a raise, a street bet, a play: checked as the opening bet is
@@ -344,7 +365,11 @@ def run_due(found: Services, round_id: int) -> tuple[int, Fresh] | None:
             return None  # not due, or another worker is at this table now
         table = table_from_row(row)
         seen = found.hub.stamp(table.id)
-        loaded = loaded_from_row(connection, row)
+        current = _after_the_lock(connection, row, _ROUND_BY_ID, {"round_id": round_id})
+        if (current is None or current.r_deadline is None
+                or aware(current.r_deadline) > now()):
+            return None  # moved by the lock's holder meanwhile
+        loaded = loaded_from_row(connection, current)
         before = len(loaded.state.log)
         if loaded.state.phase is Phase.WAGERS:
             _deal(loaded)

@@ -198,3 +198,32 @@ def test_live_updates_cross_workers(database_url: str, monkeypatch: pytest.Monke
             assert card_tokens(update) == set()  # a watcher without a seat sees no card
     for app in (first, second):
         app.state.services.engine.dispose()
+
+
+def test_live_state_shows_each_tables_own_round(client: TestClient) -> None:
+    """Two tables with rounds: each table's live state (what another worker reads after an
+    announcement) holds its own current round, never another table's latest."""
+    from feltlab.server.services.round_reads import live_state
+
+    admin = make_admin(client)
+    tables, players = [], []
+    for _ in range(2):
+        table_id = client.post("/api/v1/admin/tables", headers=admin, json={
+            "rules": "high-card-flush", "betting_seconds": 30, "decision_seconds": 30}
+        ).json()["id"]
+        player = sign_up(client)
+        client.post(f"/api/v1/tables/{table_id}/seats", json={"seat": 1}, headers=player)
+        tables.append(table_id)
+        players.append(player)
+    for table_id, player in zip(tables, players, strict=True):  # a round played out
+        done = bet(client, table_id, player).json()["id"]
+        client.post(f"/api/v1/rounds/{done}/actions", json={"action": "fold"},
+                    headers={**player, "Idempotency-Key": f"fold-{done}"})
+    first = bet(client, tables[0], players[0]).json()["id"]
+    second = bet(client, tables[1], players[1]).json()["id"]
+    services = client.app.state.services  # type: ignore[attr-defined]
+    for table_id, round_id, player in zip(tables, (first, second), players, strict=True):
+        state = live_state(services, table_id, 0)
+        assert state.loaded is not None and state.loaded.record.id == round_id
+        shown = client.get(f"/api/v1/tables/{table_id}", headers=player).json()
+        assert shown["round"]["id"] == round_id

@@ -34,6 +34,8 @@ log = logging.getLogger("feltlab.server")
 WATCH_SECONDS = 1.0
 """How often a SQLite worker looks for changes nobody announced."""
 PEERS_LISTED_SECONDS = 1.0
+SEND_WAIT_SECONDS = 0.25
+"""How long telling a busy peer may wait for room in its queue."""
 """How often a SQLite worker lists the other workers' sockets again."""
 
 
@@ -57,7 +59,10 @@ class Peers:
         self._socket = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
         self._socket.bind(str(self.path))
         self._sender = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-        self._sender.setblocking(False)
+        # a peer's queue holds few datagrams (net.unix.max_dgram_qlen, often 10): when it is
+        # full, wait a moment for its thread to drain it rather than drop the update (its
+        # watchers would see the change only at their safety net's next look)
+        self._sender.settimeout(SEND_WAIT_SECONDS)
         self._send_lock = threading.Lock()
         self._known: list[Path] = []
         self._listed_at = -PEERS_LISTED_SECONDS
@@ -82,7 +87,7 @@ class Peers:
                     with contextlib.suppress(OSError):
                         peer.unlink()
                     self._listed_at = -PEERS_LISTED_SECONDS
-                except OSError:  # a full queue: that worker's safety net catches up
+                except OSError:  # still full: that worker's safety net catches up
                     log.warning("live update to %s dropped", peer.name)
 
     def receive(self, stop: threading.Event) -> None:

@@ -6,22 +6,29 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import bindparam, select
+from sqlalchemy import bindparam, func, select
 from sqlalchemy.orm import Session
 
 from feltlab.server.auth import Caller
 from feltlab.server.errors import not_found
-from feltlab.server.models import GameTable, User, table_of
+from feltlab.server.models import GameTable, Round, User, table_of
 from feltlab.server.services.context import Services
 from feltlab.server.services.round_log import (
     LoadedRound,
-    latest_round,
     load_for,
     load_round,
     recent_rounds,
     unfinished_round,
 )
-from feltlab.server.services.tables import find_table, seated, visible_table
+from feltlab.server.services.shared_rounds import (
+    ROUND_COLUMNS,
+    TABLE_COLUMNS,
+    loaded_from_row,
+    names_of,
+    seated_now,
+    table_from_row,
+)
+from feltlab.server.services.tables import seated, visible_table
 from feltlab.server.views import (
     TableState,
     needs_names,
@@ -34,20 +41,24 @@ from feltlab.server.views import (
 _USERS = table_of(User)
 _NAMES_OF = select(_USERS.c.id, _USERS.c.username).where(
     _USERS.c.id.in_(bindparam("user_ids", expanding=True)))
-_USERNAMES: dict[int, str] = {}
-"""Usernames by user id, kept by each worker: a username never changes once chosen."""
+_USERNAMES: dict[tuple[str, int], str] = {}
+"""Usernames by database and user id, kept by each worker: a username never changes once
+chosen."""
 
 
 def usernames(session: Session, loaded: LoadedRound) -> dict[int, str]:
     """The names of the round's seated players, by user id."""
+    connection = session.connection()
+    database = str(connection.engine.url)
     wanted = {item.user_id for item in loaded.seats}
-    missing = wanted - _USERNAMES.keys()
+    missing = {user_id for user_id in wanted if (database, user_id) not in _USERNAMES}
     if missing:
         if len(_USERNAMES) > 100_000:
             _USERNAMES.clear()
-        rows = session.connection().execute(_NAMES_OF, {"user_ids": sorted(missing)})
-        _USERNAMES.update({user_id: name for user_id, name in rows})
-    return {user_id: _USERNAMES[user_id] for user_id in wanted if user_id in _USERNAMES}
+        rows = connection.execute(_NAMES_OF, {"user_ids": sorted(missing)})
+        _USERNAMES.update({(database, user_id): name for user_id, name in rows})
+    return {user_id: _USERNAMES[database, user_id] for user_id in wanted
+            if (database, user_id) in _USERNAMES}
 
 
 def round_view(session: Session, loaded: LoadedRound, user_id: int) -> dict[str, Any]:
@@ -100,12 +111,36 @@ def state_of(session: Session, table: GameTable, loaded: LoadedRound | None,
     return table_state(table, sitting, loaded, names, stamp)
 
 
+_TABLES, _ROUNDS = table_of(GameTable), table_of(Round)
+_OTHER = _ROUNDS.alias("table_rounds")  # the table's rounds, apart from the one joined
+_CURRENT = func.coalesce(
+    select(func.min(_OTHER.c.id)).where(_OTHER.c.table_id == _TABLES.c.id,
+                                        _OTHER.c.phase != "complete")
+    .correlate(_TABLES).scalar_subquery(),
+    select(func.max(_OTHER.c.id)).where(_OTHER.c.table_id == _TABLES.c.id)
+    .correlate(_TABLES).scalar_subquery())
+_LIVE_READ = (select(*TABLE_COLUMNS, *ROUND_COLUMNS)
+              .select_from(_TABLES.outerjoin(_ROUNDS, _ROUNDS.c.id == _CURRENT))
+              .where(_TABLES.c.id == bindparam("table_id")))
+"""The table and its current round (the unfinished one or, between rounds, its last)
+with the round's log: one statement."""
+
+
 def live_state(found: Services, table_id: int, stamp: int) -> TableState:
-    """The table's state read now: its unfinished round or, between rounds, its last."""
+    """The table's state read now: its unfinished round or, between rounds, its last (in
+    Core: the table with its round, the round's seats, and at a shared table who sits
+    where with their names; three statements)."""
     with found.read() as session:
-        table = find_table(session, table_id)
-        if table is None:
+        connection = session.connection()
+        row = connection.execute(_LIVE_READ, {"table_id": table_id}).first()
+        if row is None:
             raise not_found(f"table {table_id}")
-        current = unfinished_round(session, table.id) or latest_round(session, table.id)
-        loaded = None if current is None else load_round(session, current)
-        return state_of(session, table, loaded, stamp)
+        table = table_from_row(row)
+        loaded = None if row.r_id is None else loaded_from_row(
+            connection, row, table.shared, to_change=False)
+        if not table.shared:
+            names = {} if loaded is None else usernames(session, loaded)
+            return table_state(table, None, loaded, names, stamp)
+        seated = seated_now(connection, table.id)
+        names = {} if loaded is None else names_of(connection, loaded, seated)
+        return table_state(table, seated.sitting, loaded, names, stamp)

@@ -57,7 +57,10 @@ async def _table_state(found: Services, table_id: int) -> TableState:
         if built is not None and built.stamp == stamp:
             return built
         state: TableState = await run_in_threadpool(_build_state, found, table_id, stamp)
-        found.snapshots[table_id] = state
+        newer: TableState | None = found.snapshots.get(table_id)
+        if newer is None or newer.stamp <= stamp:  # not over one installed meanwhile
+            found.snapshots[table_id] = state
+        found.hub.read(table_id, stamp, state.order)
         return state
 
 

@@ -21,6 +21,7 @@ from feltlab.server.live import Hub
 from feltlab.server.metrics import Metrics, metrics_folder
 from feltlab.server.notify import Announcer
 from feltlab.server.services.database import make_engine, session_factory, transaction
+from feltlab.server.views import wire_text
 
 if TYPE_CHECKING:
     from feltlab.server.views import Fresh, TableState
@@ -78,19 +79,26 @@ class Services:
         ``fresh`` (the table's state built by the change itself), this worker's watchers
         are shown it without reading the table again; ``notified`` when the change's
         transaction sent PostgreSQL's NOTIFY itself."""
-        install = None if fresh is None else partial(self._install, table_id, fresh.state)
-        seen = None if fresh is None else fresh.seen
+        if fresh is None:
+            if self.announcer is None:
+                self.hub.publish(table_id)
+            else:
+                self.announcer.publish(table_id)
+            return
+        install = partial(self.show, table_id, fresh.state)
         if self.announcer is None:
-            self.hub.publish(table_id, seen, install)
+            self.hub.publish(table_id, fresh.seen, install, fresh.state.order)
         else:
-            self.announcer.publish(table_id, seen, install, notified)
+            self.announcer.publish(table_id, fresh.seen, install, notified, fresh.state,
+                                   partial(wire_text, fresh.state))
 
     @property
     def origin(self) -> str:
         """This worker's mark in NOTIFY payloads (its own are not heard again)."""
         return "" if self.announcer is None else self.announcer.origin
 
-    def _install(self, table_id: int, state: TableState, stamp: int) -> None:
+    def show(self, table_id: int, state: TableState, stamp: int) -> None:
+        """Make ``state`` the table's live state at ``stamp`` (its watchers are shown it)."""
         self.snapshots[table_id] = replace(state, stamp=stamp)
 
     def close(self) -> None:
@@ -113,4 +121,5 @@ def open_services(database_url: str, auth_settings: AuthSettings | None = None) 
         found.reader_engine = make_engine(database_url, writer=False)
         found.readers = session_factory(found.reader_engine)
     found.announcer = Announcer(engine, found.hub, found.reader_engine)
+    found.announcer.shown = found.show
     return found

@@ -37,5 +37,5 @@ def run_one(found: Services, round_id: int) -> int | None:
     if moved is None:
         return None
     table_id, fresh = moved
-    found.publish(table_id, fresh)
+    found.publish(table_id, fresh, notified=True)  # on PostgreSQL, by its transaction
     return table_id

@@ -35,7 +35,7 @@ from feltlab.server.models import (
     User,
     table_of,
 )
-from feltlab.server.services import figures, ledger, money_path, rounds
+from feltlab.server.services import changes, figures, ledger, money_path, rounds
 from feltlab.server.services.context import Services
 from feltlab.server.services.database import write_connection
 from feltlab.server.services.idempotency import Answer, MoneyRequest
@@ -49,7 +49,7 @@ from feltlab.server.services.round_log import (
     extend_log,
 )
 from feltlab.server.services.rounds import check_stake_on, run_actions
-from feltlab.server.views import Fresh, table_state, view_of
+from feltlab.server.views import Fresh, table_state, view_of, wire_text
 
 _TABLES, _ROUNDS, _SEATS = table_of(GameTable), table_of(Round), table_of(RoundSeat)
 _SITTING, _USERS = table_of(TableSeat), table_of(User)
@@ -254,8 +254,22 @@ def _answer(found: Services, connection: Connection, table: GameTable, loaded: L
     seated = seated or seated_now(connection, table.id)
     names = names_of(connection, loaded, seated)
     rounds_done(found, loaded)
-    return (view_of(loaded, user_id, names),
-            Fresh(seen, table_state(table, seated.sitting, loaded, names)))
+    fresh = Fresh(seen, table_state(table, seated.sitting, loaded, names))
+    tell_others(found, connection, table.id, fresh, told=True)
+    return view_of(loaded, user_id, names), fresh
+
+
+def tell_others(found: Services, connection: Connection, table_id: int, fresh: Fresh,
+                told: bool) -> None:
+    """On PostgreSQL, NOTIFY the other workers of the table's new state when the
+    transaction commits, if it fits a NOTIFY (a money request's first statement ``told``
+    them of the change already; without the state they read the table again)."""
+    if connection.dialect.name != "postgresql":
+        return  # SQLite's workers are told after the commit (feltlab.server.notify)
+    head = f"{table_id}:{found.origin}"
+    payload = changes.with_state(head, wire_text(fresh.state), changes.NOTIFY_BYTES)
+    if payload != head or not told:
+        changes.notify_in(connection, payload)
 
 
 # --- a bet ---------------------------------------------------------------------------------
@@ -387,5 +401,7 @@ def run_due(found: Services, round_id: int) -> tuple[int, Fresh] | None:
         seated = seated_now(connection, table.id)
         names = names_of(connection, loaded, seated)
         rounds_done(found, loaded)
-        return table.id, Fresh(seen, table_state(table, seated.sitting, loaded, names))
+        fresh = Fresh(seen, table_state(table, seated.sitting, loaded, names))
+        tell_others(found, connection, table.id, fresh, told=False)
+        return table.id, fresh
 

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import bindparam, func, select
+from sqlalchemy import Row, bindparam, exists, func, select
 from sqlalchemy.orm import Session
 
 from feltlab.server.auth import Caller
 from feltlab.server.errors import not_found
-from feltlab.server.models import GameTable, Round, User, table_of
+from feltlab.server.models import GameTable, Round, RoundSeat, User, table_of
 from feltlab.server.services.context import Services
 from feltlab.server.services.round_log import (
     LoadedRound,
@@ -38,7 +38,8 @@ from feltlab.server.views import (
     view_of,
 )
 
-_USERS = table_of(User)
+_USERS, _TABLES, _ROUNDS = table_of(User), table_of(GameTable), table_of(Round)
+_SEAT_ROWS = table_of(RoundSeat)
 _NAMES_OF = select(_USERS.c.id, _USERS.c.username).where(
     _USERS.c.id.in_(bindparam("user_ids", expanding=True)))
 _USERNAMES: dict[tuple[str, int], str] = {}
@@ -67,11 +68,25 @@ def round_view(session: Session, loaded: LoadedRound, user_id: int) -> dict[str,
     return view_of(loaded, user_id, names)
 
 
+_SEATED_ROUND: Any = (select(*ROUND_COLUMNS, _TABLES.c.shared)
+                 .join(_TABLES, _TABLES.c.id == _ROUNDS.c.table_id)
+                 .where(_ROUNDS.c.id == bindparam("round_id"),
+                        exists().where(_SEAT_ROWS.c.round_id == _ROUNDS.c.id,
+                                       _SEAT_ROWS.c.user_id == bindparam("user_id"))))
+"""A round with its log and its table's kind, if the caller has a seat in it."""
+
+
 def read_round(found: Services, round_id: int, caller: Caller) -> dict[str, Any]:
-    """The round as the caller may see it; another player's round is not found."""
+    """The round as the caller may see it; another player's round is not found (in Core:
+    the round with its log, then its seats; two statements)."""
     with found.read() as session:
-        return round_view(session, load_for(session, round_id, caller.user_id),
-                          caller.user_id)
+        connection = session.connection()
+        row: Row[Any] | None = connection.execute(
+            _SEATED_ROUND, {"round_id": round_id, "user_id": caller.user_id}).first()
+        if row is None:
+            raise not_found(f"round {round_id}")
+        loaded = loaded_from_row(connection, row, row.shared, to_change=False)
+        return round_view(session, loaded, caller.user_id)
 
 
 def read_recall(found: Services, round_id: int, caller: Caller) -> dict[str, Any]:
@@ -111,7 +126,6 @@ def state_of(session: Session, table: GameTable, loaded: LoadedRound | None,
     return table_state(table, sitting, loaded, names, stamp)
 
 
-_TABLES, _ROUNDS = table_of(GameTable), table_of(Round)
 _OTHER = _ROUNDS.alias("table_rounds")  # the table's rounds, apart from the one joined
 _CURRENT = func.coalesce(
     select(func.min(_OTHER.c.id)).where(_OTHER.c.table_id == _TABLES.c.id,

@@ -344,7 +344,10 @@ def decide_work(found: Services, round_id: int, decision: dict[str, Any],
     def work(session: Session, caller: Caller, table: GameTable, user: User
              ) -> tuple[int, Any]:
         fresh.clear()
-        connection = session.connection()
+        # the private path's connection itself (Session.connection() would begin a
+        # session transaction of its own, for nothing)
+        connection = session.bind
+        assert isinstance(connection, Connection)
         seen = found.hub.stamp(table.id)  # the table is locked: nobody changes it now
         current = connection.execute(_ROUND_BY_ID, {"round_id": round_id}).first()
         assert current is not None  # a round is never deleted

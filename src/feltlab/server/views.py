@@ -240,6 +240,8 @@ class TableState:
     seat_numbers: dict[int, int] | None = None
     """A state another worker sent (:func:`state_from_wire`): who sits in which seat of
     its round, its messages all in ``encoded`` and no ``loaded`` round."""
+    phase: str | None = None
+    """Its round's phase (None: the table has had no round)."""
 
     @property
     def order(self) -> tuple[int, int]:
@@ -271,7 +273,8 @@ def table_state(table: GameTable, sitting: list[tuple[int, str]] | None,
                None if loaded is None else loaded.record.id,
                None if loaded is None else loaded.events)
     return TableState(stamp, table.owner_id, table.shared, table_json(table, sitting), loaded,
-                      names, version)
+                      names, version,
+                      phase=None if loaded is None else loaded.state.phase.value)
 
 
 def _compact(value: Any) -> str:
@@ -326,7 +329,7 @@ def wire_text(state: TableState) -> str:
             tails["-" if seat is None else str(seat.seat)] = text[len(_head(state)):]
             if seat is not None:
                 seat_numbers[str(seat.user_id)] = seat.seat
-    return _compact({"owner": state.owner_id, "shared": state.shared,
+    return _compact({"owner": state.owner_id, "shared": state.shared, "phase": state.phase,
                      "version": list(state.version), "seats": seat_numbers,
                      "head": _head(state), "tails": tails})
 
@@ -342,7 +345,7 @@ def state_from_wire(text: str, stamp: int) -> TableState:
     encoded.setdefault(("seat", None), head)
     seat_numbers = {int(user_id): seat for user_id, seat in wire["seats"].items()}
     return TableState(stamp, wire["owner"], wire["shared"], {}, None, {}, version, encoded,
-                      seat_numbers)
+                      seat_numbers, wire["phase"])
 
 
 def watcher_view(state: TableState, user_id: int) -> dict[str, Any]:

@@ -41,6 +41,16 @@ _BETTING_CLOSED = (select(*money_path.CALLER_COLUMNS, _ROUND_IN_PLAY)
 """The caller, their stored answer and the shared table's round being played, if any."""
 
 
+def _betting_seen_open(found: Services, table_id: int) -> bool:
+    """Whether this worker's live state of the table, current with every change announced
+    here, shows no round being played. Then the bet goes straight to the writer (whose
+    transaction refuses it all the same if betting closed meanwhile); otherwise a read
+    refuses it first."""
+    state = found.snapshots.get(table_id)
+    return (state is not None and state.stamp == found.hub.stamp(table_id)
+            and state.phase in (None, "wagers", "complete"))
+
+
 def refuse_if_betting_closed(found: Services, token: str, table_id: int,
                              request: MoneyRequest) -> None:
     """Refuse, with one read, a bet at a shared table whose round is being played: the
@@ -66,7 +76,8 @@ def bet(found: Services, token: str, table_id: int, placed: Wagers,
     table whose round is being played refuses with a read only, before the writer."""
     if not shared_table(found, table_id):
         return private_rounds.bet(found, token, table_id, placed, request, _became_shared)
-    refuse_if_betting_closed(found, token, table_id, request)
+    if not _betting_seen_open(found, table_id):
+        refuse_if_betting_closed(found, token, table_id, request)
     answer, fresh = shared_rounds.bet(found, token, table_id, placed, request)
     if fresh is not None:  # the transaction sent NOTIFY (its first read)
         found.publish(table_id, fresh, notified=True)

@@ -59,7 +59,7 @@ def test_a_state_sent_to_another_worker_shows_every_watcher_the_same(
 def test_another_workers_state_is_shown_only_if_it_is_the_latest() -> None:
     """A state from another worker is installed only when its order is past every state
     seen here; an older or equal one is dropped without an announcement."""
-    hub, shown = Hub(), []
+    hub, shown = Hub(), list[int]()
     hub.receive(7, (3, 4), shown.append)
     assert shown == [1] and hub.stamp(7) == 1
     hub.receive(7, (3, 2), shown.append)  # sent before the one shown, arrived after
@@ -72,7 +72,7 @@ def test_another_workers_state_is_shown_only_if_it_is_the_latest() -> None:
 def test_a_change_of_unknown_state_holds_back_other_workers_states_until_read() -> None:
     """After a change announced without its state (a seat taken), no state from another
     worker is shown (it may predate that change) until a read made after it is shown."""
-    hub, shown = Hub(), []
+    hub, shown = Hub(), list[int]()
     hub.receive(7, (3, 4), shown.append)
     hub.publish(7)  # a seat taken: stamp 2, state unknown here
     hub.receive(7, (3, 5), shown.append)
@@ -89,7 +89,7 @@ def test_a_change_of_unknown_state_holds_back_other_workers_states_until_read() 
 def test_own_change_shown_past_older_states_told_late() -> None:
     """A change's own state is shown even if another worker's older state was announced
     while it held the table; not if a change of unknown state was."""
-    hub, shown = Hub(), []
+    hub, shown = Hub(), list[int]()
     seen = hub.stamp(7)
     hub.receive(7, (3, 4), lambda stamp: None)  # committed before this change took the table
     hub.publish(7, seen, shown.append, (3, 5))

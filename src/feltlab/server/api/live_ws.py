@@ -124,7 +124,9 @@ async def _send_views(websocket: WebSocket, found: Services, table_id: int, call
         await websocket.send_text(last)
         while True:
             try:
-                await asyncio.wait_for(queue.get(), POLL_SECONDS)
+                if queue.empty():  # asyncio.timeout: no task of its own, as wait_for makes
+                    async with asyncio.timeout(POLL_SECONDS):
+                        await queue.get()
                 while not queue.empty():  # several announcements: one new view
                     queue.get_nowait()
             except TimeoutError:  # nothing announced: look whether another host moved it

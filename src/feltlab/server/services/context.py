@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 from argon2 import PasswordHasher
-from sqlalchemy import Engine
+from sqlalchemy import Connection, Engine
 from sqlalchemy.orm import Session, sessionmaker
 
 from feltlab.server import migrate
@@ -20,7 +20,12 @@ from feltlab.server.auth import AuthSettings, password_hasher
 from feltlab.server.live import Hub
 from feltlab.server.metrics import Metrics, metrics_folder
 from feltlab.server.notify import Announcer
-from feltlab.server.services.database import make_engine, session_factory, transaction
+from feltlab.server.services.database import (
+    make_engine,
+    session_factory,
+    transaction,
+    write_connection,
+)
 from feltlab.server.views import wire_text
 
 if TYPE_CHECKING:
@@ -65,6 +70,17 @@ class Services:
         """A transaction that only reads (beside the writer, on SQLite)."""
         with transaction(self.readers or self.sessions) as session:
             yield session
+
+    @contextmanager
+    def read_connection(self) -> Iterator[Connection]:
+        """:meth:`read` on a Core connection, for reads that need no ORM session (making
+        one costs more than a short read itself)."""
+        if self.reader_engine is not None:
+            with self.reader_engine.begin() as connection:
+                yield connection
+        else:
+            with write_connection(self.engine) as connection:
+                yield connection
 
     @contextmanager
     def transaction(self) -> Iterator[Session]:

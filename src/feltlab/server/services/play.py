@@ -57,8 +57,8 @@ def refuse_if_betting_closed(found: Services, token: str, table_id: int,
     same refusal the write transaction would give, without queueing for the writer (the
     token is checked here as well). A retry of a request already answered goes on to
     get its first answer."""
-    with found.read() as session:
-        row = session.connection().execute(_BETTING_CLOSED, {
+    with found.read_connection() as connection:
+        row = connection.execute(_BETTING_CLOSED, {
             "digest": token_digest(token), "key": request.key, "table_id": table_id}
         ).first()
     if row is None:

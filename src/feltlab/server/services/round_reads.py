@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import Row, bindparam, exists, func, select
+from sqlalchemy import Connection, Row, bindparam, exists, func, select
 from sqlalchemy.orm import Session
 
 from feltlab.server.auth import Caller
@@ -47,9 +47,8 @@ _USERNAMES: dict[tuple[str, int], str] = {}
 chosen."""
 
 
-def usernames(session: Session, loaded: LoadedRound) -> dict[int, str]:
+def usernames(connection: Connection, loaded: LoadedRound) -> dict[int, str]:
     """The names of the round's seated players, by user id."""
-    connection = session.connection()
     database = str(connection.engine.url)
     wanted = {item.user_id for item in loaded.seats}
     missing = {user_id for user_id in wanted if (database, user_id) not in _USERNAMES}
@@ -62,9 +61,9 @@ def usernames(session: Session, loaded: LoadedRound) -> dict[int, str]:
             if (database, user_id) in _USERNAMES}
 
 
-def round_view(session: Session, loaded: LoadedRound, user_id: int) -> dict[str, Any]:
+def round_view(connection: Connection, loaded: LoadedRound, user_id: int) -> dict[str, Any]:
     """The round as ``user_id`` may see it: no hidden card before its reveal."""
-    names = usernames(session, loaded) if needs_names(loaded, user_id) else {}
+    names = usernames(connection, loaded) if needs_names(loaded, user_id) else {}
     return view_of(loaded, user_id, names)
 
 
@@ -79,14 +78,13 @@ _SEATED_ROUND: Any = (select(*ROUND_COLUMNS, _TABLES.c.shared)
 def read_round(found: Services, round_id: int, caller: Caller) -> dict[str, Any]:
     """The round as the caller may see it; another player's round is not found (in Core:
     the round with its log, then its seats; two statements)."""
-    with found.read() as session:
-        connection = session.connection()
+    with found.read_connection() as connection:
         row: Row[Any] | None = connection.execute(
             _SEATED_ROUND, {"round_id": round_id, "user_id": caller.user_id}).first()
         if row is None:
             raise not_found(f"round {round_id}")
         loaded = loaded_from_row(connection, row, row.shared, to_change=False)
-        return round_view(session, loaded, caller.user_id)
+        return round_view(connection, loaded, caller.user_id)
 
 
 def read_recall(found: Services, round_id: int, caller: Caller) -> dict[str, Any]:
@@ -103,7 +101,8 @@ def recent_views(found: Services, caller: Caller, limit: int, before: int | None
                  ) -> list[dict[str, Any]]:
     """The caller's latest rounds, newest first; with ``before``, those older than it."""
     with found.read() as session:
-        return [round_view(session, load_round(session, round_id), caller.user_id)
+        return [round_view(session.connection(), load_round(session, round_id),
+                           caller.user_id)
                 for round_id in recent_rounds(session, caller.user_id, limit, before)]
 
 
@@ -114,7 +113,7 @@ def read_table(found: Services, table_id: int, caller: Caller) -> dict[str, Any]
         view = table_json(table, seated(session, table.id) if table.shared else None)
         current = unfinished_round(session, table.id)
         view["round"] = (None if current is None else round_view(
-            session, load_round(session, current), caller.user_id))
+            session.connection(), load_round(session, current), caller.user_id))
         return view
 
 
@@ -122,7 +121,7 @@ def state_of(session: Session, table: GameTable, loaded: LoadedRound | None,
              stamp: int = -1) -> TableState:
     """The table's shared live state with ``loaded`` as its current round."""
     sitting = seated(session, table.id) if table.shared else None
-    names = {} if loaded is None else usernames(session, loaded)
+    names = {} if loaded is None else usernames(session.connection(), loaded)
     return table_state(table, sitting, loaded, names, stamp)
 
 
@@ -144,8 +143,7 @@ def live_state(found: Services, table_id: int, stamp: int) -> TableState:
     """The table's state read now: its unfinished round or, between rounds, its last (in
     Core: the table with its round, the round's seats, and at a shared table who sits
     where with their names; three statements)."""
-    with found.read() as session:
-        connection = session.connection()
+    with found.read_connection() as connection:
         row = connection.execute(_LIVE_READ, {"table_id": table_id}).first()
         if row is None:
             raise not_found(f"table {table_id}")
@@ -153,7 +151,7 @@ def live_state(found: Services, table_id: int, stamp: int) -> TableState:
         loaded = None if row.r_id is None else loaded_from_row(
             connection, row, table.shared, to_change=False)
         if not table.shared:
-            names = {} if loaded is None else usernames(session, loaded)
+            names = {} if loaded is None else usernames(connection, loaded)
             return table_state(table, None, loaded, names, stamp)
         seated = seated_now(connection, table.id)
         names = {} if loaded is None else names_of(connection, loaded, seated)

@@ -7,8 +7,9 @@ player at a practice table bets, then raises or folds (every other round), the
 sequential client the floor is measured with (``../shared/bench/server_floor.py``).
 Prints CPU and statements a round, and statements per bet and per decision (every
 statement the server runs for the request, on any connection, BEGIN aside; a NOTIFY
-sent as a statement of its own, after the commit, to tell other PostgreSQL workers'
-watchers, is counted apart).
+sent as a statement of its own to tell other PostgreSQL workers' watchers is counted
+apart: at a shared table, the one that carries the table's new state, sent inside the
+money transaction).
 
     python benchmarks/bench_round_cpu.py [--mode shared|private|both]
         [--database sqlite|postgresql|both] [--rounds 40]
@@ -47,7 +48,7 @@ class Statements:
 
     def count(self, connection: Any, cursor: Any, statement: str, *_: object) -> None:
         if statement.startswith("SELECT pg_notify"):
-            self.notify += 1  # a NOTIFY of its own, after the commit
+            self.notify += 1  # a NOTIFY of its own (a shared table's new state)
         elif not statement.startswith("BEGIN"):  # transaction control, as COMMIT is
             self.run += 1
 

@@ -5,6 +5,7 @@ state of a table never shows last."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 
 from fastapi.testclient import TestClient
@@ -56,10 +57,17 @@ def test_a_state_sent_to_another_worker_shows_every_watcher_the_same(
         f"/api/v1/tables/{table_id}", headers=players[0]).json()
 
 
+def _watched(table_id: int) -> Hub:
+    """A hub with a watcher of ``table_id`` (a queue that is never read)."""
+    hub = Hub()
+    hub._watchers[table_id].add((asyncio.new_event_loop(), asyncio.Queue()))
+    return hub
+
+
 def test_another_workers_state_is_shown_only_if_it_is_the_latest() -> None:
     """A state from another worker is installed only when its order is past every state
     seen here; an older or equal one is dropped without an announcement."""
-    hub, shown = Hub(), list[int]()
+    hub, shown = _watched(7), list[int]()
     hub.receive(7, (3, 4), shown.append)
     assert shown == [1] and hub.stamp(7) == 1
     hub.receive(7, (3, 2), shown.append)  # sent before the one shown, arrived after
@@ -69,10 +77,23 @@ def test_another_workers_state_is_shown_only_if_it_is_the_latest() -> None:
     assert shown == [1, 2]
 
 
+def test_a_table_nobody_watches_keeps_no_state_but_its_order() -> None:
+    """Another worker's state of a table nobody watches here is not kept; the change still
+    makes any older state stale, and a state older than it is never shown later."""
+    hub, shown = Hub(), list[int]()
+    hub.receive(7, (3, 5), shown.append)
+    assert shown == [] and hub.stamp(7) == 1
+    hub._watchers[7].add((asyncio.new_event_loop(), asyncio.Queue()))
+    hub.receive(7, (3, 4), shown.append)  # sent earlier, told late
+    assert shown == []
+    hub.receive(7, (3, 6), shown.append)
+    assert shown == [2]
+
+
 def test_a_change_of_unknown_state_holds_back_other_workers_states_until_read() -> None:
     """After a change announced without its state (a seat taken), no state from another
     worker is shown (it may predate that change) until a read made after it is shown."""
-    hub, shown = Hub(), list[int]()
+    hub, shown = _watched(7), list[int]()
     hub.receive(7, (3, 4), shown.append)
     hub.publish(7)  # a seat taken: stamp 2, state unknown here
     hub.receive(7, (3, 5), shown.append)
@@ -89,7 +110,7 @@ def test_a_change_of_unknown_state_holds_back_other_workers_states_until_read() 
 def test_own_change_shown_past_older_states_told_late() -> None:
     """A change's own state is shown even if another worker's older state was announced
     while it held the table; not if a change of unknown state was."""
-    hub, shown = Hub(), list[int]()
+    hub, shown = _watched(7), list[int]()
     seen = hub.stamp(7)
     hub.receive(7, (3, 4), lambda stamp: None)  # committed before this change took the table
     hub.publish(7, seen, shown.append, (3, 5))
@@ -105,7 +126,7 @@ def test_a_notify_with_the_state_stands_for_the_bare_one_sent_with_it(
     """A transaction's bare NOTIFY and its NOTIFY with the state, heard together, make one
     announcement showing the state; this worker's own are ignored."""
     table_id, _, state = _dealt_table(client)
-    announcer = Announcer(create_engine("sqlite://"), Hub())
+    announcer = Announcer(create_engine("sqlite://"), _watched(table_id))
     shown: list[tuple[int, TableState, int]] = []
     announcer.shown = lambda table, received, stamp: shown.append((table, received, stamp))
     wire = wire_text(state)

@@ -94,8 +94,13 @@ class Hub:
     def receive(self, table_id: int, order: Order, install: Callable[[int], None]) -> None:
         """Another worker's change with its state (of ``order``): shown if it is the latest
         state known here; an older one was seen already (nothing to do); while a change
-        with no state is unread, the watchers read the table again."""
+        with no state is unread, the watchers read the table again. A table nobody here
+        watches keeps no state (its first watcher reads it)."""
         with self._lock:
+            if not self._watchers.get(table_id):  # nobody here to show it: keep no state
+                self._stamps[table_id] += 1
+                self._known(table_id, order)
+                return
             if table_id not in self._unknown_at:
                 if order <= self._orders.get(table_id, (-1, -1)):
                     return

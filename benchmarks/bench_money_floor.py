@@ -53,6 +53,19 @@ def cpu_seconds(pids: list[int]) -> float:
     return total / os.sysconf("SC_CLK_TCK")
 
 
+def wait_until_idle(pids: list[int], seconds: float = 60) -> None:
+    """Wait until the server's processes are idle (start-up work such as the designer's
+    warm-up done), so that only the requests' CPU is measured."""
+    deadline = time.monotonic() + seconds
+    before = cpu_seconds(pids)
+    while time.monotonic() < deadline:
+        time.sleep(0.5)
+        now = cpu_seconds(pids)
+        if now - before < 0.02:
+            return
+        before = now
+
+
 def backend_cpu(url: str, pids: list[int]) -> float:
     del url
     total = 0
@@ -105,6 +118,7 @@ def drive_floor(base: str, requests: int, pid: int, url: str | None) -> tuple[fl
         for index in range(20):  # warm up
             client.post("/bet", json={"amount": 1},
                         headers={**headers, "Idempotency-Key": f"warm-{index}"})
+        wait_until_idle([pid])
         pg = backends(url) if url else []
         server, database = cpu_seconds([pid]), backend_cpu("", pg)
         for index in range(requests):
@@ -149,6 +163,7 @@ def drive_feltlab(base: str, requests: int, pid: int, url: str | None
 
         for _ in range(10):
             play_round()
+        wait_until_idle([pid])
         pg = backends(url) if url else []
         server, database = cpu_seconds([pid]), backend_cpu("", pg)
         counter["sent"] = 0

@@ -8,8 +8,9 @@ sequential client the floor is measured with (``../shared/bench/server_floor.py`
 Prints CPU and statements a round, and statements per bet and per decision (every
 statement the server runs for the request, on any connection, BEGIN aside; a NOTIFY
 sent as a statement of its own to tell other PostgreSQL workers' watchers is counted
-apart: at a shared table, the one that carries the table's new state, sent inside the
-money transaction).
+apart (at a shared table, the one carrying the table's new state, sent inside the money
+transaction), and so are the statements of the worker's writer of the
+pit's figures, which writes settled rounds in batches in a thread of its own).
 
     python benchmarks/bench_round_cpu.py [--mode shared|private|both]
         [--database sqlite|postgresql|both] [--rounds 40]
@@ -21,6 +22,7 @@ import argparse
 import statistics
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -42,12 +44,17 @@ class Statements:
     """Statements run on the server's engines, NOTIFY apart."""
 
     def __init__(self, engines: list[Engine]) -> None:
-        self.run = self.notify = 0
+        self.run = self.notify = self.figures = self.watching = 0
         for engine in engines:
             event.listen(engine, "before_cursor_execute", self.count)
 
     def count(self, connection: Any, cursor: Any, statement: str, *_: object) -> None:
-        if statement.startswith("SELECT pg_notify"):
+        thread = threading.current_thread().name
+        if thread == "feltlab-figures":
+            self.figures += 1  # the pit's figures, written in batches off the money path
+        elif thread == "feltlab-live":
+            self.watching += 1  # the once-a-second look for changes nobody announced
+        elif statement.startswith("SELECT pg_notify"):
             self.notify += 1  # a NOTIFY of its own (a shared table's new state)
         elif not statement.startswith("BEGIN"):  # transaction control, as COMMIT is
             self.run += 1
@@ -132,6 +139,7 @@ def measure(url: str, make: Callable[[TestClient], Table], rounds: int) -> str:
         started = time.process_time()
         for _ in range(rounds):
             table.play_round()
+        found.recorder.flush()  # the figures of the last rounds, counted with them
         cpu = (time.process_time() - started) / rounds
         counted = table.statements
     found.engine.dispose()
@@ -142,7 +150,10 @@ def measure(url: str, make: Callable[[TestClient], Table], rounds: int) -> str:
             f"round (test client included); statements per bet {per['bet'][0]:.1f} (at most "
             f"{per['bet'][1]}), per decision {per['decision'][0]:.1f} (at most "
             f"{per['decision'][1]}); NOTIFY statements of their own per bet "
-            f"{per['bet'][2]:.1f}, per decision {per['decision'][2]:.1f}")
+            f"{per['bet'][2]:.1f}, per decision {per['decision'][2]:.1f}; the pit's figures "
+            f"{counted.figures / rounds:.2f} statements a round, written in batches off the "
+            f"money path; {counted.watching / rounds:.2f} a round looking for changes nobody "
+            f"announced, once a second")
 
 
 def main() -> None:

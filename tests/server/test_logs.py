@@ -28,6 +28,7 @@ def test_every_line_of_a_serve_run_is_json(sqlite_url: str, tmp_path: Path,
     monkeypatch.setenv("MPLCONFIGDIR", str(tmp_path / "matplotlib"))
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     assert os.environ.get("NUMBA_CACHE_DIR")
+    monkeypatch.setenv("FELTLAB_REQUEST_LOG_EVERY", "1")  # every request, not one in 100
     server.start()
     try:
         assert httpx.get(server.base + "/no/such/page").status_code == 404

@@ -3,6 +3,7 @@ PostgreSQL, and a database at an older revision upgrades in place."""
 
 from __future__ import annotations
 
+import pytest
 from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
@@ -62,9 +63,9 @@ def test_seat_client_seeds_added_to_an_existing_database(sqlite_url: str) -> Non
         engine.dispose()
 
 
-def test_private_tables_get_their_next_seed_on_upgrade(sqlite_url: str) -> None:
-    """A private table made before 0007 draws its next round's seed in the upgrade (so its
-    next commitment can be shown before the bet); a shared table needs none."""
+def test_private_tables_get_their_seed_key_on_upgrade(sqlite_url: str) -> None:
+    """A private table made before 0007 draws a seed in the upgrade, its seed key from 0008
+    (so its next commitment can be shown before the bet); a shared table needs none."""
     engine = make_engine(normalise_url(sqlite_url))
     try:
         command.upgrade(alembic_config(engine), "0003")
@@ -77,8 +78,32 @@ def test_private_tables_get_their_next_seed_on_upgrade(sqlite_url: str) -> None:
                     "'2026-01-01')"), {"id": table_id, "shared": shared})
         upgrade(engine)
         with engine.connect() as connection:
-            seeds = dict(connection.execute(select(GameTable.id, GameTable.next_server_seed)
+            seeds = dict(connection.execute(select(GameTable.id, GameTable.seed_key)
                                             ).all())
         assert seeds[2] is None and seeds[1] is not None and len(seeds[1]) == 64
+    finally:
+        engine.dispose()
+
+
+def test_upgrade_refuses_a_table_with_two_unfinished_rounds(sqlite_url: str) -> None:
+    """0008 makes "one unfinished round a table" an index; a database that broke it (two
+    bets that raced, before) is refused by name, and left as it was."""
+    engine = make_engine(normalise_url(sqlite_url))
+    try:
+        command.upgrade(alembic_config(engine), "0007")
+        with engine.begin() as connection:
+            connection.execute(text(
+                "INSERT INTO tables (id, rules_id, fingerprint, currency, shared, status, "
+                "name, betting_seconds, decision_seconds, created_at) VALUES (7, "
+                "'high-card-flush', 'f', 'practice', 0, 'open', '', 20, 20, '2026-01-01')"))
+            for round_id in (1, 2):
+                connection.execute(text(
+                    "INSERT INTO rounds (id, table_id, rules_id, fingerprint, currency, "
+                    "server_seed, commitment, client_seed, phase, created_at, log) VALUES "
+                    "(:id, 7, 'high-card-flush', 'f', 'practice', :seed, 'c', '', "
+                    "'decisions', '2026-01-01', '')"), {"id": round_id, "seed": f"{round_id}"})
+        with pytest.raises(RuntimeError, match=r"tables \[7\] have more than one unfinished"):
+            upgrade(engine)
+        assert current_revision(engine) == "0007"
     finally:
         engine.dispose()

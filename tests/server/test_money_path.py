@@ -42,3 +42,34 @@ def test_a_retry_with_another_body_is_refused_and_moves_nothing(client: TestClie
     assert again.status_code == 201 and again.headers.get("Idempotent-Replay") == "true"
     assert again.json() == first.json()
     assert balances(client, {"Authorization": headers["Authorization"]})["practice"] == 990
+
+
+def test_a_seed_deals_one_round_and_a_table_plays_one_at_a_time(
+        client: TestClient, database_url: str) -> None:
+    """The database holds what a bet that raced another would break: a round given a
+    seed already used, or a second unfinished round at its table, is refused, and on
+    PostgreSQL (where such a race can happen) the refusal names an index the money path
+    runs the request again for."""
+    from sqlalchemy import insert, select
+    from sqlalchemy.exc import IntegrityError
+
+    from feltlab.server.models import Round
+    from feltlab.server.services.database import make_engine, normalise_url
+    from feltlab.server.services.money_path import raced
+
+    headers = sign_up(client)
+    table = practice_table(client, headers, "high-card-flush")
+    client.post(f"/api/v1/tables/{table}/rounds", json=HCF, headers=headers)
+    engine = make_engine(normalise_url(database_url))
+    try:
+        with engine.connect() as connection:
+            first = connection.execute(select(Round)).one()._asdict()
+        copies = {"seed used again": {"server_seed": first["server_seed"], "phase": "complete"},
+                  "second unfinished round": {"server_seed": "ab" * 32}}
+        for why, changes in copies.items():
+            row = {**{name: value for name, value in first.items() if name != "id"}, **changes}
+            with pytest.raises(IntegrityError) as refused, engine.begin() as connection:
+                connection.execute(insert(Round), row)
+            assert raced(refused.value) == database_url.startswith("postgresql"), why
+    finally:
+        engine.dispose()

@@ -22,7 +22,7 @@ from feltlab.analysis import analyze
 from feltlab.core.rules import load_rules
 from feltlab.server.models import ReportDays, SeatFigure, SeatFigureDay
 from feltlab.server.services.accounts import create_admin
-from feltlab.server.services.reports import forget_day_sums
+from feltlab.server.services.figures import forget_day_sums
 from server.cli_helpers import run_cli
 from server.conftest import play_round, practice_table, sign_up, unique_name
 

@@ -158,6 +158,9 @@ def _look_alike(text: str) -> str:
 
 def ensure_distinct(cards: Iterable[Card]) -> None:
     """Refuse a collection in which any card appears twice, naming it."""
+    cards = tuple(cards)
+    if len({card.index for card in cards}) == len(cards):  # every deck is checked: quick
+        return
     seen: set[Card] = set()
     for card in cards:
         if card in seen:
@@ -187,7 +190,11 @@ def sort_by_suit(cards: Iterable[Card]) -> list[Card]:
 
 
 def full_deck() -> tuple[Card, ...]:
-    return tuple(Card(index) for index in range(DECK_SIZE))
+    """The 52 cards in card order (made once: cards are immutable)."""
+    return _FULL_DECK
+
+
+_FULL_DECK = tuple(Card(index) for index in range(DECK_SIZE))
 
 
 def fisher_yates(items: Sequence[T], randbelow: Callable[[int], int]) -> list[T]:

@@ -62,11 +62,13 @@ def describe_flush_value(value: int) -> str:
 
 def best_flush(cards: Sequence[Card]) -> Flush:
     """The hand's flush: its longest suit, the best by ranks among suits of that length."""
-    candidates = [
-        Flush(suit, tuple(sorted((c.rank for c in cards if c.suit == suit), reverse=True)))
-        for suit in range(4)
-    ]
-    return max(candidates, key=lambda flush: (flush.length, flush.ranks))
+    by_suit: tuple[list[int], ...] = ([], [], [], [])
+    for card in cards:
+        by_suit[card.suit].append(card.rank)
+    for ranks in by_suit:
+        ranks.sort(reverse=True)
+    suit = max(range(4), key=lambda suit: (len(by_suit[suit]), by_suit[suit]))
+    return Flush(suit, tuple(by_suit[suit]))
 
 
 def dealer_qualifies(flush: Flush, min_length: int, min_high_rank: int) -> bool:

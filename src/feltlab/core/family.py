@@ -412,9 +412,13 @@ class PackagedFamily:
 
     def __init__(self, package: str) -> None:
         self.package = package
+        self._modules: dict[str, Any] = {}
 
     def _module(self, name: str) -> Any:
-        return import_module(f"{self.package}.{name}")
+        module = self._modules.get(name)
+        if module is None:  # imported when first asked for, then kept: asked at every action
+            module = self._modules[name] = import_module(f"{self.package}.{name}")
+        return module
 
     @property
     def folder(self) -> Traversable:

@@ -65,6 +65,7 @@ def create_app(database_url: str, auth_settings: AuthSettings | None = None,
             designer_service.start_warming()
         if found.announcer is not None:
             found.announcer.start()
+        found.recorder.start()
         yield
         if found.announcer is not None:
             found.announcer.stop()

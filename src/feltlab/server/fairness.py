@@ -21,6 +21,7 @@ import hashlib
 import hmac
 import re
 import secrets
+import struct
 from collections.abc import Callable, Iterator, Mapping
 
 from feltlab.core.cards import Card, fisher_yates, full_deck
@@ -37,6 +38,25 @@ class FairnessError(ValueError):
 def new_server_seed() -> str:
     """32 bytes from the OS's cryptographic generator, in hex."""
     return secrets.token_hex(SEED_BYTES)
+
+
+def next_seed(seed_key: str, previous: str | None) -> str:
+    """A private table's next server seed: HMAC-SHA256 keyed by the table's secret seed
+    key over the previous round's server seed (ASCII hex; ``""`` before the first round).
+
+    Fixed before the bet, so its commitment can be shown first; unknowable without the
+    key, which is never shown (a revealed seed does not give the next one); written
+    nowhere until the round that uses it.
+
+    >>> key = "11" * 32
+    >>> first = next_seed(key, None)
+    >>> first == hmac.new(bytes.fromhex(key), b"", hashlib.sha256).hexdigest()
+    True
+    >>> next_seed(key, first) not in (first, next_seed(key, None))
+    True
+    """
+    message = (previous or "").encode("ascii")
+    return hmac.new(seed_bytes(seed_key), message, hashlib.sha256).hexdigest()
 
 
 def seed_bytes(seed: str) -> bytes:
@@ -79,15 +99,17 @@ def commitment(seed: str) -> str:
     return hashlib.sha256(seed_bytes(seed)).hexdigest()
 
 
+_WORDS = struct.Struct(">8I")  # a 32-byte block as eight 32-bit big-endian words
+
+
 def word_stream(seed: str, client_seed: str) -> Iterator[int]:
     """32-bit words of HMAC-SHA256(seed, client_seed ':' counter), counter 0, 1, 2, ..."""
     key = seed_bytes(seed)
     message = check_client_seed(client_seed).encode("ascii") + b":"
     counter = 0
     while True:
-        block = hmac.new(key, message + str(counter).encode("ascii"), hashlib.sha256).digest()
-        for start in range(0, 32, 4):
-            yield int.from_bytes(block[start:start + 4], "big")
+        block = hmac.digest(key, message + str(counter).encode("ascii"), "sha256")
+        yield from _WORDS.unpack(block)
         counter += 1
 
 

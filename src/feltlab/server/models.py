@@ -145,9 +145,10 @@ class GameTable(Base):
     betting_seconds: Mapped[int] = mapped_column(Integer, default=30)
     decision_seconds: Mapped[int] = mapped_column(Integer, default=30)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
-    next_server_seed: Mapped[str | None] = mapped_column(String(64), nullable=True)
-    """A private table's seed for its next round, drawn in advance so that its commitment
-    is shown before the player bets (and chooses a client seed)."""
+    seed_key: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    """A private table's secret, never shown: each round's server seed is derived from it
+    and the previous round's (:func:`feltlab.server.fairness.next_seed`), so the next
+    round's commitment is shown before the player bets (and chooses a client seed)."""
 
 
 class TableSeat(Base):
@@ -183,6 +184,23 @@ class Round(Base):
     log: Mapped[str] = mapped_column(Text, default="", server_default="")
     """The round's actions as one JSON array (migration 0004), so that loading a round is
     one read; "" for a round from before it, whose log is read from its events."""
+    figures_pending: Mapped[bool] = mapped_column(Boolean, default=False,
+                                                  server_default="0")
+    """Settled, its pit's figures not written yet (see
+    :mod:`feltlab.server.services.figures`; migration 0008)."""
+
+    __table_args__ = (
+        # a seed deals one round only; a table plays one round at a time: a request that
+        # raced another to open a round is refused here and runs again (migration 0008)
+        Index("rounds_seed_once", "server_seed", unique=True),
+        Index("rounds_newest_by_table", "table_id", "id"),
+        Index("rounds_figures_pending", "figures_pending"),
+    )
+
+
+Index("rounds_one_unfinished", Round.table_id, unique=True,
+      sqlite_where=Round.phase != "complete", postgresql_where=Round.phase != "complete")
+"""A table plays one round at a time (its rounds still being played: one at most)."""
 
 
 class RoundSeat(Base):

@@ -17,7 +17,6 @@ from feltlab.core.cards import format_cards
 from feltlab.core.engine import Action, HandState, Phase, action_to_json
 from feltlab.core.rules import load_rules
 from feltlab.server.clock import aware
-from feltlab.server.fairness import commitment
 from feltlab.server.models import GameTable, RoundSeat
 
 if TYPE_CHECKING:
@@ -26,10 +25,12 @@ if TYPE_CHECKING:
 
 # --- tables and rule sets -----------------------------------------------------------------
 
-def table_json(table: GameTable, seats: list[tuple[int, str]] | None = None) -> dict[str, Any]:
+def table_json(table: GameTable, seats: list[tuple[int, str]] | None = None,
+               next_commitment: str | None = None) -> dict[str, Any]:
     """A table as its callers see it; a shared table with who sits where (``seats``), a
-    private one (seen by its owner alone) with the commitment of its next round's seed,
-    so that the player sees it before betting and choosing a client seed."""
+    private one, to its owner, with the commitment of its next round's seed
+    (``next_commitment``), so that the player sees it before betting and choosing a
+    client seed."""
     rules = load_rules(table.rules_id)
     view: dict[str, Any] = {
         "id": table.id, "rules": table.rules_id, "name": table.name or rules.name,
@@ -40,8 +41,8 @@ def table_json(table: GameTable, seats: list[tuple[int, str]] | None = None) -> 
                    for name, limit in rules.limits.items()},
         "required_wagers": list(rules.required_wagers),
     }
-    if not table.shared and table.next_server_seed:  # only ever shown to the owner
-        view["next_commitment"] = commitment(table.next_server_seed)
+    if next_commitment is not None and not table.shared:  # only ever shown to the owner
+        view["next_commitment"] = next_commitment
     if table.shared:
         view |= {"betting_seconds": table.betting_seconds,
                  "decision_seconds": table.decision_seconds,

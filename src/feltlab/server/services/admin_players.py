@@ -51,7 +51,9 @@ def search(found: Services, text: str, limit: int) -> list[dict[str, Any]]:
 
 
 def player(found: Services, user_id: int, span: Span) -> dict[str, Any]:
-    """One account with its rating over ``span``."""
+    """One account with its rating over ``span`` (every settled round's figures written
+    first)."""
+    found.recorder.flush()
     with found.read() as session:
         view = _view(session, _user(session, user_id))
         view["rating"] = rating(session.connection(), user_id, span)

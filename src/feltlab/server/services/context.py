@@ -29,6 +29,7 @@ from feltlab.server.services.database import (
 from feltlab.server.views import wire_text
 
 if TYPE_CHECKING:
+    from feltlab.server.services.figures import Recorder
     from feltlab.server.views import Fresh, TableState
 
 
@@ -52,6 +53,7 @@ class Services:
     live_locks: dict[tuple[int, int], asyncio.Lock] = field(default_factory=dict)
     rechecked: dict[int, float] = field(default_factory=dict)  # last safety-net re-read
     shared_tables: dict[int, bool] = field(default_factory=dict)  # a table's kind, by id
+    recorder: Recorder = field(init=False)  # the pit's figures, written off the money path
     _writers: dict[int, anyio.CapacityLimiter] = field(default_factory=dict)
 
     def writers(self) -> anyio.CapacityLimiter:
@@ -117,8 +119,15 @@ class Services:
         """Make ``state`` the table's live state at ``stamp`` (its watchers are shown it)."""
         self.snapshots[table_id] = replace(state, stamp=stamp)
 
+    def __post_init__(self) -> None:
+        from feltlab.server.services.figures import Recorder  # it needs these services' modules
+
+        self.recorder = Recorder(self.engine)
+
     def close(self) -> None:
-        """Save the metrics and close the database connections (at shutdown)."""
+        """Write the figures left, save the metrics and close the database connections
+        (at shutdown)."""
+        self.recorder.stop()
         self.metrics.save()
         self.engine.dispose()
         if self.reader_engine is not None:

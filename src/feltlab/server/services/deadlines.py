@@ -13,7 +13,7 @@ from sqlalchemy import bindparam, select
 from feltlab.core.engine import Phase
 from feltlab.server.clock import now
 from feltlab.server.models import Round, table_of
-from feltlab.server.services import shared_rounds
+from feltlab.server.services import private_rounds, shared_rounds
 from feltlab.server.services.context import Services
 
 _ROUNDS = table_of(Round)
@@ -37,5 +37,6 @@ def run_one(found: Services, round_id: int) -> int | None:
     if moved is None:
         return None
     table_id, fresh = moved
+    private_rounds.settled(found, fresh)  # committed: the pit's figures, off this path
     found.publish(table_id, fresh, notified=True)  # on PostgreSQL, by its transaction
     return table_id

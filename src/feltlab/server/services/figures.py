@@ -1,28 +1,61 @@
-"""The pit's figures written when a round settles: one row a settled seat in
-``seat_figures``, computed by :func:`feltlab.analysis.figures.seat_figures` (exact math,
-nothing solved here), inserted in one statement beside the payouts, in the same
-transaction. ``feltlab db backfill`` writes them for rounds settled before they existed.
+"""The pit's figures of settled rounds: one row a settled seat in ``seat_figures``,
+computed by :func:`feltlab.analysis.figures.seat_figures` (exact math, nothing solved
+here).
+
+They are written off the money path, so that the pit's analytics never hold a player's
+money request up nor refuse it: the request that settles a round marks it
+``figures_pending`` in its own transaction and, once committed, hands the rows it
+computed to its worker's :class:`Recorder`, which writes a batch of rounds in one
+transaction a fraction of a second later. The mark makes that safe: a worker that dies
+before writing leaves its rounds marked, and they are computed again from the database
+(:func:`record_pending`), by any worker in the background and always before a report
+reads the figures, so reports stay exact. ``feltlab db backfill`` writes the figures of
+rounds settled before figures existed.
 """
 
 from __future__ import annotations
 
 import json
+import logging
+import threading
 from collections.abc import Callable, Collection, Sequence
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import Connection, insert, select
+from sqlalchemy import Connection, Engine, bindparam, delete, select, true, update
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
 from feltlab.analysis.figures import seat_figures
 from feltlab.core.engine import HandState
-from feltlab.server.clock import aware
-from feltlab.server.models import Round, RoundSeat, SeatFigure, table_of
-from feltlab.server.services.reports import forget_day_sums
+from feltlab.server.clock import aware, now
+from feltlab.server.models import (
+    ReportDays,
+    Round,
+    RoundSeat,
+    SeatFigure,
+    SeatFigureDay,
+    table_of,
+)
+from feltlab.server.services.database import write_connection
 from feltlab.server.services.round_log import load_round
 
+log = logging.getLogger("feltlab.server")
+
 _FIGURES, _ROUNDS, _SEATS = table_of(SeatFigure), table_of(Round), table_of(RoundSeat)
-_INSERT = insert(_FIGURES)
+_DAYS, _STATE = table_of(SeatFigureDay), table_of(ReportDays)
+_INSERT = {name: module.insert(_FIGURES).on_conflict_do_nothing(index_elements=["round_seat_id"])
+           for name, module in (("sqlite", sqlite), ("postgresql", postgresql))}
+"""Once a seat: a round computed again (a recorder and a report at once) writes nothing."""
+_PENDING = (select(_ROUNDS.c.id).where(_ROUNDS.c.figures_pending == true(),
+                                       _ROUNDS.c.completed_at < bindparam("before"))
+            .order_by(_ROUNDS.c.id).limit(bindparam("limit")))
+_RECORDED = (update(_ROUNDS).where(_ROUNDS.c.id.in_(bindparam("ids", expanding=True)))
+             .values(figures_pending=False))
+BATCH_SECONDS = 0.25
+"""How long a worker's recorder gathers settled rounds before writing them."""
+SWEEP_SECONDS = 5.0
+"""How often it looks for rounds left marked (another worker died before writing them)."""
 
 
 def figure_row(state: HandState, round_seat: RoundSeat, record: Round, first: bool
@@ -41,15 +74,123 @@ def figure_row(state: HandState, round_seat: RoundSeat, record: Round, first: bo
             "costs": json.dumps([[cost.pattern, cost.cost] for cost in figures.decisions])}
 
 
+def settled_rows(state: HandState, seats: Sequence[RoundSeat], record: Round,
+                 written: Collection[int] = ()) -> list[dict[str, Any]]:
+    """The figures of every settled seat of a round, but those whose round seat ids are
+    ``written`` already."""
+    first = min((seat.seat for seat in seats), default=None)
+    return [figure_row(state, seat, record, seat.seat == first) for seat in seats
+            if seat.id not in written]
+
+
 def record_settled(connection: Connection, state: HandState, seats: Sequence[RoundSeat],
                    record: Round, written: Collection[int] = ()) -> None:
-    """Insert the figures of every settled seat of a round (one statement), but those
-    whose round seat ids are ``written`` already."""
-    first = min((seat.seat for seat in seats), default=None)
-    rows = [figure_row(state, seat, record, seat.seat == first) for seat in seats
-            if seat.id not in written]
+    """Insert the figures of every settled seat of a round now (one statement) and clear
+    its mark."""
+    write_rows(connection, settled_rows(state, seats, record, written))
+    connection.execute(_RECORDED, {"ids": [record.id]})
+
+
+def write_rows(connection: Connection, rows: list[dict[str, Any]]) -> None:
+    """Insert figure rows (one statement), skipping seats that have theirs already."""
     if rows:
-        connection.execute(_INSERT, rows)
+        connection.execute(_INSERT[connection.dialect.name], rows)
+
+
+def record_pending(connection: Connection, settled_before: datetime | None = None,
+                   batch: int = 200) -> int:
+    """Compute again, from the database, the figures of up to ``batch`` rounds still
+    marked pending (settled before ``settled_before``, if given), write them and clear
+    their marks, in the caller's write transaction. Answers how many rounds."""
+    query = _PENDING.with_for_update(skip_locked=True) if (
+        connection.dialect.name == "postgresql") else _PENDING
+    ids = list(connection.execute(query, {
+        "before": settled_before or now() + timedelta(days=1), "limit": batch}).scalars())
+    if not ids:
+        return 0
+    with Session(bind=connection) as session:
+        for round_id in ids:
+            loaded = load_round(session, round_id)
+            write_rows(connection, settled_rows(loaded.state, loaded.seats, loaded.record))
+    connection.execute(_RECORDED, {"ids": ids})
+    return len(ids)
+
+
+class Recorder:
+    """A worker's writer of the pit's figures: rounds its requests settled, a batch a
+    transaction, :data:`BATCH_SECONDS` after the first; every :data:`SWEEP_SECONDS` it
+    also computes rounds another worker left marked. :meth:`flush` writes everything
+    marked, here and in the database, before a report reads the figures."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self._rounds: list[tuple[HandState, Sequence[RoundSeat], Round]] = []
+        self._lock = threading.Lock()
+        self._wake, self._stop = threading.Event(), threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def settled(self, state: HandState, seats: Sequence[RoundSeat], record: Round) -> None:
+        """A round whose settlement has committed (marked pending), with its final state:
+        its figures are computed and written in this recorder's thread."""
+        with self._lock:
+            self._rounds.append((state, seats, record))
+        self._wake.set()
+
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._run, name="feltlab-figures",
+                                        daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._wake.set()
+        if self._thread is not None:
+            self._thread.join(timeout=10)
+        try:
+            self._write_queued()
+        except Exception:  # the marks stay: another worker, or the next start, writes them
+            log.warning("figures not written at shutdown; they will be computed again")
+
+    def flush(self) -> None:
+        """Write every round marked pending: this worker's queue, then any other left in
+        the database (settled by another worker a moment ago, or before a crash)."""
+        self._write_queued()
+        while True:
+            with write_connection(self.engine) as connection:
+                if not record_pending(connection):
+                    return
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            woken = self._wake.wait(SWEEP_SECONDS)
+            self._wake.clear()
+            if woken:
+                self._stop.wait(BATCH_SECONDS)
+            try:
+                self._write_queued()
+                if not woken:
+                    with write_connection(self.engine) as connection:
+                        record_pending(connection, now() - timedelta(seconds=SWEEP_SECONDS))
+            except Exception:  # the marks stay: written on the next try
+                log.exception("writing the pit's figures failed; retrying")
+
+    def _write_queued(self) -> None:
+        with self._lock:
+            rounds, self._rounds = self._rounds, []
+        if not rounds:
+            return
+        # if this fails, the rounds stay marked: computed again from the database later
+        rows = [row for state, seats, record in rounds
+                for row in settled_rows(state, seats, record)]
+        with write_connection(self.engine) as connection:
+            write_rows(connection, rows)
+            connection.execute(_RECORDED, {"ids": [record.id for *_, record in rounds]})
+
+
+def forget_day_sums(connection: Connection) -> None:
+    """Drop the sums by day (after seats were written into days that are over)."""
+    connection.execute(delete(_DAYS))
+    connection.execute(delete(_STATE))
 
 
 def day_of(moment: datetime) -> str:

@@ -15,7 +15,7 @@ from typing import Any
 
 from sqlalchemy import Connection, Row, and_, bindparam, select
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.exc import DBAPIError, OperationalError
+from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
 from sqlalchemy.sql import Select
 from sqlalchemy.sql.selectable import Join
 
@@ -94,8 +94,8 @@ def run(found: Services, token: str, request: MoneyRequest, query: FirstRead,
         params: dict[str, Any], work: Work, missing: Callable[[], DomainError]) -> Answer:
     """Run ``work`` on the first row of ``query`` in one transaction, or give back the
     stored answer to a retry. No row: the token is refused, or ``missing()`` is raised.
-    A deadlock, a serialization failure or a dropped connection runs it again (nothing
-    was committed)."""
+    A deadlock, a serialization failure, a dropped connection or a race refused by one
+    of :data:`RACES` runs it again (nothing was committed)."""
     for attempt in range(4):
         try:
             return _once(found, token, request, query, params, work, missing)
@@ -107,11 +107,25 @@ def run(found: Services, token: str, request: MoneyRequest, query: FirstRead,
                 raise
             return replay
         except DBAPIError as error:
-            again = connection_dropped(error) or (isinstance(error, OperationalError)
-                                                  and retryable(error))
+            again = (connection_dropped(error) or raced(error)
+                     or (isinstance(error, OperationalError) and retryable(error)))
             if not again or attempt == 3:
                 raise
     raise Conflict("another request with this Idempotency-Key is still running")
+
+
+RACES = frozenset({"rounds_seed_once", "rounds_one_unfinished"})
+"""The indexes a request breaks only when it raced another one at the same table: on
+PostgreSQL, a statement that waited for the table's lock still reads the other rows as
+they were when it began, so it may open a second round or derive the seed just used.
+Run again, it reads what the other committed (and is refused, or goes on)."""
+
+
+def raced(error: DBAPIError) -> bool:
+    """Whether ``error`` broke one of :data:`RACES` (PostgreSQL names the index)."""
+    diagnostics = getattr(error.orig, "diag", None)
+    return (isinstance(error, IntegrityError)
+            and getattr(diagnostics, "constraint_name", None) in RACES)
 
 
 def _once(found: Services, token: str, request: MoneyRequest, query: FirstRead,

@@ -6,8 +6,11 @@ caller, their stored answer, the table (locked) and, for a decision, the round w
 whole log and the caller's seat; then the round's row, the money (one guarded UPDATE of
 both wallets, the ledger transactions, their entries), the events, the seat, and the
 stored answer. The engine runs in memory between the read and the writes, so a refusal
-writes nothing. A shared table's request runs in the same transaction through
-:mod:`feltlab.server.services.play`'s ORM path.
+writes nothing. The next round's seed is derived, not written (its table's seed key and
+the newest round's seed, in the bet's first read); the pit's figures of a settled round
+are written after the commit (:mod:`feltlab.server.services.figures`). A shared table's
+request runs in the same transaction through :mod:`feltlab.server.services.play`'s ORM
+path.
 """
 
 from __future__ import annotations
@@ -18,7 +21,17 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, Row, and_, bindparam, func, insert, select, update
+from sqlalchemy import (
+    Connection,
+    Row,
+    and_,
+    bindparam,
+    func,
+    insert,
+    literal_column,
+    select,
+    update,
+)
 from sqlalchemy.orm import Session
 from sqlalchemy.sql.selectable import Join
 
@@ -27,7 +40,7 @@ from feltlab.server import faults
 from feltlab.server.auth import Caller
 from feltlab.server.clock import now
 from feltlab.server.errors import Conflict, Refused, not_found
-from feltlab.server.fairness import commitment, new_server_seed
+from feltlab.server.fairness import commitment, new_server_seed, next_seed
 from feltlab.server.models import (
     GameTable,
     Round,
@@ -37,7 +50,7 @@ from feltlab.server.models import (
     Wallet,
     table_of,
 )
-from feltlab.server.services import figures, ledger, money_path, rounds
+from feltlab.server.services import ledger, money_path, rounds
 from feltlab.server.services.context import Services
 from feltlab.server.services.idempotency import Answer, MoneyRequest
 from feltlab.server.services.limits import check_stake, refuse_if_barred
@@ -59,8 +72,12 @@ _TABLE_COLUMNS = tuple(column.label(f"t_{column.name}") for column in _TABLES.c)
 _ROUND_COLUMNS = tuple(column.label(f"r_{column.name}") for column in _ROUNDS.c)
 _SEAT_COLUMNS = tuple(column.label(f"s_{column.name}") for column in _SEATS.c)
 _UNFINISHED = (select(func.min(_ROUNDS.c.id))
-               .where(_ROUNDS.c.table_id == _TABLES.c.id, _ROUNDS.c.phase != "complete")
+               .where(_ROUNDS.c.table_id == _TABLES.c.id,
+                      _ROUNDS.c.phase != literal_column("'complete'"))  # as the index
                .scalar_subquery().label("unfinished"))
+_LAST_SEED = (select(_ROUNDS.c.server_seed).where(_ROUNDS.c.table_id == _TABLES.c.id)
+              .order_by(_ROUNDS.c.id.desc()).limit(1).scalar_subquery().label("last_seed"))
+"""The server seed of the table's newest round, from which its next one is derived."""
 
 
 def _at_table(joined: Join) -> Join:
@@ -77,7 +94,8 @@ def _in_round(joined: Join) -> Join:
 
 
 # the table's row is locked first, as on every path that changes a round (no cycles)
-_BET_READ = money_path.first_read(*_TABLE_COLUMNS, _UNFINISHED, joined=_at_table,
+_BET_READ = money_path.first_read(*_TABLE_COLUMNS, _UNFINISHED, _LAST_SEED,
+                                  joined=_at_table,
                                   table_id=_TABLES.c.id, locked=_TABLES)
 _ACT_READ = money_path.first_read(*_TABLE_COLUMNS, *_ROUND_COLUMNS, *_SEAT_COLUMNS,
                                   _WALLETS.c.balance.label("balance"), joined=_in_round,
@@ -88,11 +106,10 @@ _NEW_EVENTS = insert(_EVENTS).returning(_EVENTS.c.id)  # one statement for all r
 _SEAT_FIGURES = (update(_SEATS).where(_SEATS.c.id == bindparam("seat_id"))
                  .values(staked=bindparam("new_staked"), total=bindparam("new_total"),
                          balance_after=bindparam("new_balance_after")))
-_NEXT_SEED = (update(_TABLES).where(_TABLES.c.id == bindparam("table_id_"))
-              .values(next_server_seed=bindparam("new_seed")))
 _ROUND_MOVED = (update(_ROUNDS).where(_ROUNDS.c.id == bindparam("round_id_"))
                 .values(phase=bindparam("new_phase"), log=bindparam("new_log"),
-                        completed_at=bindparam("new_completed_at")))
+                        completed_at=bindparam("new_completed_at"),
+                        figures_pending=bindparam("new_figures_pending")))
 
 SharedWork = Callable[[Session, Caller, GameTable, User], tuple[int, Any]]
 """A shared table's work in the same transaction (the ORM path, on this connection), given
@@ -140,9 +157,11 @@ def bet(found: Services, token: str, table_id: int, placed: Wagers, request: Mon
             raise not_found(f"table {table_id}")
         if table.status != "open":
             raise Conflict(f"table {table_id} is closed")
-        unfinished = _unfinished_after_lock(connection, table_id, row)
-        if unfinished is not None:
-            raise Conflict(f"round {unfinished} at this table is not finished")
+        # on PostgreSQL a bet that waited for this table's lock read the other rows as
+        # they were before: a round opened meanwhile is caught by the database (one
+        # unfinished round a table, a seed used once) and this bet runs again
+        if row.unfinished is not None:
+            raise Conflict(f"round {row.unfinished} at this table is not finished")
         seen = found.hub.stamp(table_id)  # the table is locked: nobody changes it now
         loaded = _deal(found, connection, caller, row, table, placed)
         fresh.append(Fresh(seen, table_state(table, None, loaded,
@@ -152,24 +171,9 @@ def bet(found: Services, token: str, table_id: int, placed: Wagers, request: Mon
     answer = money_path.run(found, token, request, _BET_READ, {"table_id": table_id}, work,
                             lambda: not_found(f"table {table_id}"))
     if fresh:
+        settled(found, fresh[-1])
         found.publish(table_id, fresh[-1], notified=True)
     return answer
-
-
-_OPEN_ROUND = (select(func.min(_ROUNDS.c.id))
-               .where(_ROUNDS.c.table_id == bindparam("table_id"), _ROUNDS.c.phase != "complete"))
-
-
-def _unfinished_after_lock(connection: Connection, table_id: int, row: Row[Any]) -> int | None:
-    """The table's unfinished round, as it is once the table's lock is held. On PostgreSQL
-    a statement that waited for the lock (another bet at this table) still reads the other
-    rows as they were when it began, so the first read's answer may miss the round that bet
-    opened: read it again there. SQLite runs one writer at a time, so its first read holds."""
-    if connection.dialect.name != "postgresql":
-        found: int | None = row.unfinished
-        return found
-    again: int | None = connection.execute(_OPEN_ROUND, {"table_id": table_id}).scalar()
-    return again
 
 
 def _deal(found: Services, connection: Connection, caller: Caller, row: Row[Any],
@@ -178,9 +182,10 @@ def _deal(found: Services, connection: Connection, caller: Caller, row: Row[Any]
     actions = rounds.wager_actions(rules, 1, placed.wagers, placed.colour)
     stake = sum(amount for amount in placed.wagers.values() if amount)
     _check_stake(connection, row, table.id, table.currency, stake)
-    # the seed whose commitment the table showed before the bet; the table draws the next
-    seed, table.next_server_seed = table.next_server_seed or new_server_seed(), new_server_seed()
-    connection.execute(_NEXT_SEED, {"table_id_": table.id, "new_seed": table.next_server_seed})
+    # the seed whose commitment the table showed before the bet (a table from before
+    # seed keys has none to show: a fresh seed, committed to at the deal)
+    seed = (next_seed(table.seed_key, row.last_seed) if table.seed_key
+            else new_server_seed())
     state = HandState(rules, cached_deck(seed, placed.client_seed))  # kept for the decisions
     _run(state, [*actions, Deal()])
     moment = now()
@@ -188,10 +193,11 @@ def _deal(found: Services, connection: Connection, caller: Caller, row: Row[Any]
                    currency=table.currency, server_seed=seed, commitment=commitment(seed),
                    client_seed=placed.client_seed, phase=state.phase.value,
                    created_at=moment, deadline=None, log=EMPTY_LOG,
-                   completed_at=moment if state.phase is Phase.COMPLETE else None)
+                   completed_at=moment if state.phase is Phase.COMPLETE else None,
+                   figures_pending=state.phase is Phase.COMPLETE)
     texts = [json.dumps(action_to_json(action)) for action in state.log]
     record.log = extend_log(EMPTY_LOG, texts)
-    record.id = connection.execute(_NEW_ROUND, [_round_values(record)]).scalar_one()
+    record.id = connection.execute(_NEW_ROUND, _round_values(record)).scalar_one()
     seat = RoundSeat(round_id=record.id, seat=1, user_id=caller.user_id, staked=stake,
                      client_seed=placed.client_seed)
     loaded = LoadedRound(record, [seat], rules, state, len(texts))
@@ -201,11 +207,9 @@ def _deal(found: Services, connection: Connection, caller: Caller, row: Row[Any]
     seat.balance_before = after - payout + stake
     if state.phase is Phase.COMPLETE:
         seat.balance_after = after
-    seat.id = connection.execute(_NEW_SEAT, [{name: getattr(seat, name) for name in
-                                              _SEAT_NAMES if name != "id"}]).scalar_one()
+    seat.id = connection.execute(_NEW_SEAT, {name: getattr(seat, name) for name in
+                                             _SEAT_NAMES if name != "id"}).scalar_one()
     _append(connection, record.id, 0, texts, moment)
-    if state.phase is Phase.COMPLETE:
-        figures.record_settled(connection, state, loaded.seats, record)
     rounds_done(found, loaded)
     return loaded
 
@@ -239,6 +243,7 @@ def decide(found: Services, token: str, round_id: int, decision: dict[str, Any],
                             lambda: not_found(f"round {round_id}"))
     if not fresh:
         return answer, None
+    settled(found, fresh[-1])
     table_id = fresh[-1].state.view["id"]
     found.publish(table_id, fresh[-1], notified=True)
     return answer, table_id
@@ -291,9 +296,8 @@ def _decide(found: Services, connection: Connection, row: Row[Any], loaded: Load
                                            "new_balance_after": seat.balance_after})
     connection.execute(_ROUND_MOVED, {"round_id_": record.id, "new_phase": record.phase,
                                       "new_log": record.log,
-                                      "new_completed_at": record.completed_at})
-    if state.phase is Phase.COMPLETE:
-        figures.record_settled(connection, state, loaded.seats, record)
+                                      "new_completed_at": record.completed_at,
+                                      "new_figures_pending": state.phase is Phase.COMPLETE})
     rounds_done(found, loaded)
 
 
@@ -349,6 +353,14 @@ def _append(connection: Connection, round_id: int, first: int, texts: list[str],
                                      for index, text in enumerate(texts)])
     for _ in texts:
         faults.event_appended()
+
+
+def settled(found: Services, committed: Fresh) -> None:
+    """A round the committed request settled (marked ``figures_pending``) goes to the
+    worker's recorder of the pit's figures."""
+    loaded = committed.state.loaded
+    if loaded is not None and loaded.state.phase is Phase.COMPLETE:
+        found.recorder.settled(loaded.state, loaded.seats, loaded.record)
 
 
 def rounds_done(found: Services, loaded: LoadedRound) -> None:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Any, Final
 
-from sqlalchemy import Connection, Select, delete, func, insert, select, union_all, update
+from sqlalchemy import Connection, Select, func, insert, select, union_all, update
 
 from feltlab.server.clock import now
 from feltlab.server.errors import Refused
@@ -163,12 +163,6 @@ def sum_ended_days(connection: Connection, currency: str, today: date) -> None:
                            .values(summed_through=last))
 
 
-def forget_day_sums(connection: Connection) -> None:
-    """Drop the sums by day (after seats were written into days that are over)."""
-    connection.execute(delete(_DAYS))
-    connection.execute(delete(_STATE))
-
-
 def _parts(connection: Connection, span: Span) -> Any:
     """The span's seats summed by day, rule set, table and player: the kept sums of the
     days that are over, and the seats of the days after them."""
@@ -306,7 +300,10 @@ def parse_day(text: str | None, name: str) -> date | None:
 
 
 def sum_ended(found: Services, currency: str) -> None:
-    """Sum the days that are over, once, before a report reads them."""
+    """Write the figures of every round settled so far (the recorders write them a
+    moment after settlement), then sum the days that are over, once, before a report
+    reads them."""
+    found.recorder.flush()
     with found.read() as session:
         if not _needs_summing(session.connection(), currency):
             return

@@ -28,7 +28,7 @@ from feltlab.server.services.shared_rounds import (
     seated_now,
     table_from_row,
 )
-from feltlab.server.services.tables import seated, visible_table
+from feltlab.server.services.tables import next_commitment, seated, visible_table
 from feltlab.server.views import (
     TableState,
     needs_names,
@@ -110,7 +110,8 @@ def read_table(found: Services, table_id: int, caller: Caller) -> dict[str, Any]
     """The table, and its current round as the caller may see it."""
     with found.read() as session:
         table = visible_table(session, table_id, caller)
-        view = table_json(table, seated(session, table.id) if table.shared else None)
+        view = table_json(table, seated(session, table.id) if table.shared else None,
+                          next_commitment(session, table))
         current = unfinished_round(session, table.id)
         view["round"] = (None if current is None else round_view(
             session.connection(), load_round(session, current), caller.user_id))

@@ -35,7 +35,7 @@ from feltlab.server.models import (
     User,
     table_of,
 )
-from feltlab.server.services import changes, figures, ledger, money_path, rounds
+from feltlab.server.services import changes, ledger, money_path, rounds
 from feltlab.server.services.context import Services
 from feltlab.server.services.database import write_connection
 from feltlab.server.services.idempotency import Answer, MoneyRequest
@@ -94,7 +94,8 @@ _ROUND_MOVED = (update(_ROUNDS).where(_ROUNDS.c.id == bindparam("round_id_"))
                 .values(phase=bindparam("new_phase"), log=bindparam("new_log"),
                         deadline=bindparam("new_deadline"),
                         client_seed=bindparam("new_client_seed"),
-                        completed_at=bindparam("new_completed_at")))
+                        completed_at=bindparam("new_completed_at"),
+                        figures_pending=bindparam("new_figures_pending")))
 _DUE_READ = (select(*TABLE_COLUMNS, *ROUND_COLUMNS)
              .select_from(_ROUNDS.join(_TABLES, _TABLES.c.id == _ROUNDS.c.table_id))
              .where(_ROUNDS.c.id == bindparam("round_id"),
@@ -181,7 +182,7 @@ def _opened(connection: Connection, table: GameTable) -> LoadedRound:
                    currency=table.currency, server_seed=seed, commitment=commitment(seed),
                    client_seed="", phase=Phase.WAGERS.value, created_at=moment,
                    deadline=moment + timedelta(seconds=table.betting_seconds),
-                   log=EMPTY_LOG, completed_at=None)
+                   log=EMPTY_LOG, completed_at=None, figures_pending=False)
     record.id = connection.execute(_NEW_ROUND, [{
         name: getattr(record, name) for name in ROUND_NAMES if name != "id"}]).scalar_one()
     state = HandState(rules, cached_deck(seed, ""))
@@ -221,8 +222,9 @@ def _deal(loaded: LoadedRound) -> None:
 def _write(connection: Connection, loaded: LoadedRound, before: int,
            changed: list[RoundSeat], new_seat: RoundSeat | None = None) -> None:
     """Write what the request did: the actions after the first ``before`` of the log,
-    the seats ``changed`` (and ``new_seat``, inserted), the round's row, and at the end of
-    the round the pit's figures."""
+    the seats ``changed`` (and ``new_seat``, inserted), and the round's row, marked at
+    the end of the round for the pit's figures (written after the commit by the worker's
+    recorder, :func:`feltlab.server.services.private_rounds.settled`)."""
     record, state = loaded.record, loaded.state
     texts = [json.dumps(action_to_json(action)) for action in state.log[before:]]
     moment = now()
@@ -242,9 +244,8 @@ def _write(connection: Connection, loaded: LoadedRound, before: int,
     connection.execute(_ROUND_MOVED, {
         "round_id_": record.id, "new_phase": record.phase, "new_log": record.log,
         "new_deadline": record.deadline, "new_client_seed": record.client_seed,
-        "new_completed_at": record.completed_at})
-    if state.phase is Phase.COMPLETE:
-        figures.record_settled(connection, state, loaded.seats, record)
+        "new_completed_at": record.completed_at,
+        "new_figures_pending": state.phase is Phase.COMPLETE})
 
 
 def _answer(found: Services, connection: Connection, table: GameTable, loaded: LoadedRound,

@@ -13,8 +13,8 @@ from feltlab.core.rules import Rules, RulesError, is_known, load_rules, open_ids
 from feltlab.server.auth import Caller
 from feltlab.server.clock import now
 from feltlab.server.errors import NotFound, Refused, not_found
-from feltlab.server.fairness import new_server_seed
-from feltlab.server.models import GameTable, TableSeat, User, table_of
+from feltlab.server.fairness import commitment, new_server_seed, next_seed
+from feltlab.server.models import GameTable, Round, TableSeat, User, table_of
 from feltlab.server.services import audit
 from feltlab.server.services.context import Services
 from feltlab.server.views import table_json
@@ -27,6 +27,19 @@ _SEATS, _USERS = table_of(TableSeat), table_of(User)
 _SEATED = (select(_SEATS.c.seat, _USERS.c.username)
            .join(_USERS, _USERS.c.id == _SEATS.c.user_id)
            .where(_SEATS.c.table_id == bindparam("table_id")).order_by(_SEATS.c.seat))
+_ROUNDS = table_of(Round)
+_NEWEST_SEED = (select(_ROUNDS.c.server_seed).where(_ROUNDS.c.table_id == bindparam("table_id"))
+                .order_by(_ROUNDS.c.id.desc()).limit(1))
+
+
+def next_commitment(session: Session, table: GameTable) -> str | None:
+    """The commitment of a private table's next seed, derived from its seed key and its
+    newest round's seed (shown to its owner alone); None for a shared table, or one
+    from before seed keys."""
+    if table.shared or not table.seed_key:
+        return None
+    previous = session.execute(_NEWEST_SEED, {"table_id": table.id}).scalar()
+    return commitment(next_seed(table.seed_key, previous))
 
 
 def find_table(session: Session, table_id: int) -> GameTable | None:
@@ -88,10 +101,10 @@ def open_private(found: Services, caller: Caller, rules_id: str, practice: bool
         table = GameTable(rules_id=rules.id, fingerprint=rules.fingerprint,
                           currency="practice" if practice else "cash", shared=False,
                           owner_id=caller.user_id, status="open", created_at=now(),
-                          next_server_seed=new_server_seed())
+                          seed_key=new_server_seed())
         session.add(table)
         session.flush()
-        return table_json(table)
+        return table_json(table, next_commitment=next_commitment(session, table))
 
 
 def open_shared(found: Services, admin: Caller, rules_id: str, currency: str, name: str,
@@ -129,5 +142,6 @@ def list_for(found: Services, caller: Caller) -> list[dict[str, Any]]:
         tables = session.scalars(select(GameTable).where(
             ((GameTable.shared.is_(True)) & (GameTable.status == "open"))
             | (GameTable.owner_id == caller.user_id)).order_by(GameTable.id.desc()).limit(100))
-        return [table_json(table, seated(session, table.id) if table.shared else None)
+        return [table_json(table, seated(session, table.id) if table.shared else None,
+                           next_commitment(session, table))
                 for table in tables]

@@ -7,8 +7,9 @@ player at a practice table bets, then raises or folds (every other round), the
 sequential client the floor is measured with (``../shared/bench/server_floor.py``).
 Prints CPU and statements a round, and statements per bet and per decision (every
 statement the server runs for the request, on any connection, BEGIN aside; a NOTIFY
-sent as a statement of its own, after the commit, to tell other PostgreSQL workers'
-watchers, is counted apart, and so are the statements of the worker's writer of the
+sent as a statement of its own to tell other PostgreSQL workers' watchers is counted
+apart (at a shared table, the one carrying the table's new state, sent inside the money
+transaction), and so are the statements of the worker's writer of the
 pit's figures, which writes settled rounds in batches in a thread of its own).
 
     python benchmarks/bench_round_cpu.py [--mode shared|private|both]
@@ -54,7 +55,7 @@ class Statements:
         elif thread == "feltlab-live":
             self.watching += 1  # the once-a-second look for changes nobody announced
         elif statement.startswith("SELECT pg_notify"):
-            self.notify += 1  # a NOTIFY of its own, after the commit
+            self.notify += 1  # a NOTIFY of its own (a shared table's new state)
         elif not statement.startswith("BEGIN"):  # transaction control, as COMMIT is
             self.run += 1
 

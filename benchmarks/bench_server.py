@@ -184,6 +184,7 @@ async def sign_in(client: httpx.AsyncClient, name: str, admin: bool = False
 async def run(servers: list[LiveServer], players: int, tables: int, rounds: int,
               seconds: float, postgres: ThrowawayPostgres | None = None) -> Load:
     seats = await setup(servers[0].base, players, tables)
+    await settled(servers)
     server_cpu = sum(server_cpu_seconds(server) for server in servers)
     database_cpu = database_cpu_seconds(postgres)
     # one small client a player: a player sends one request at a time, and a shared pool
@@ -249,6 +250,19 @@ def main() -> None:
             server.stop()
         if postgres:
             postgres.stop()
+
+
+async def settled(servers: list[LiveServer], most: float = 240) -> None:
+    """Wait until the servers are idle (under 5% of a core for two seconds running), so
+    that the CPU counted while playing is the rounds', not each worker's one-time warming
+    at its start (the designer's kernels and analyses, in a background thread)."""
+    started, quiet = time.monotonic(), 0
+    while time.monotonic() - started < most and quiet < 2:
+        before = sum(server_cpu_seconds(server) for server in servers)
+        await asyncio.sleep(1)
+        used = sum(server_cpu_seconds(server) for server in servers) - before
+        quiet = quiet + 1 if used < 0.05 else 0
+    print(f"servers idle after {time.monotonic() - started:.0f} s of waiting", flush=True)
 
 
 def server_cpu_seconds(server: LiveServer) -> float:

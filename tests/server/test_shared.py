@@ -8,13 +8,14 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from sqlalchemy import update
+from sqlalchemy import func, select, update
 
 from feltlab.server import timers
 from feltlab.server.app import create_app
 from feltlab.server.clock import now
-from feltlab.server.models import Round
+from feltlab.server.models import Round, SeatFigure
 from feltlab.server.services import accounts
+from feltlab.server.services.context import Services
 from server.conftest import FAST_HASHING, balances, sign_up, unique_name
 from server.helpers import assert_books_balance, card_tokens
 
@@ -198,3 +199,62 @@ def test_live_updates_cross_workers(database_url: str, monkeypatch: pytest.Monke
             assert card_tokens(update) == set()  # a watcher without a seat sees no card
     for app in (first, second):
         app.state.services.engine.dispose()
+
+
+def test_live_state_shows_each_tables_own_round(client: TestClient) -> None:
+    """Two tables with rounds: each table's live state (what another worker reads after an
+    announcement) holds its own current round, never another table's latest."""
+    from feltlab.server.services.round_reads import live_state
+
+    admin = make_admin(client)
+    tables, players = [], []
+    for _ in range(2):
+        table_id = client.post("/api/v1/admin/tables", headers=admin, json={
+            "rules": "high-card-flush", "betting_seconds": 30, "decision_seconds": 30}
+        ).json()["id"]
+        player = sign_up(client)
+        client.post(f"/api/v1/tables/{table_id}/seats", json={"seat": 1}, headers=player)
+        tables.append(table_id)
+        players.append(player)
+    for table_id, player in zip(tables, players, strict=True):  # a round played out
+        done = bet(client, table_id, player).json()["id"]
+        client.post(f"/api/v1/rounds/{done}/actions", json={"action": "fold"},
+                    headers={**player, "Idempotency-Key": f"fold-{done}"})
+    first = bet(client, tables[0], players[0]).json()["id"]
+    second = bet(client, tables[1], players[1]).json()["id"]
+    services = client.app.state.services  # type: ignore[attr-defined]
+    for table_id, round_id, player in zip(tables, (first, second), players, strict=True):
+        state = live_state(services, table_id, 0)
+        assert state.loaded is not None and state.loaded.record.id == round_id
+        shown = client.get(f"/api/v1/tables/{table_id}", headers=player).json()
+        assert shown["round"]["id"] == round_id
+
+
+def test_a_shared_rounds_figures_are_written_after_it_settles(
+        client: TestClient, table: tuple[int, list[dict[str, str]]]) -> None:
+    """A shared round settled by a decision, and one settled by the timers, is marked in
+    its transaction and its seats' figures written once by the worker's recorder."""
+    found: Services = client.app.state.services  # type: ignore[attr-defined]
+    found.recorder.stop()  # no background writes: this test writes when it says
+    table_id, players = table
+    for by_timer in (False, True):
+        round_id = 0
+        for headers in players:
+            round_id = bet(client, table_id, headers).json()["id"]
+        if not by_timer:
+            for headers in players:
+                client.post(f"/api/v1/rounds/{round_id}/actions", json={"action": "fold"},
+                            headers=headers)
+        else:
+            while expire_timers(client):  # every seat folded by the decision timer
+                pass
+    with found.engine.connect() as connection:
+        marked = connection.execute(select(func.count()).select_from(Round).where(
+            Round.figures_pending.is_(True))).scalar_one()
+    assert marked == 2
+    found.recorder.flush()
+    with found.engine.connect() as connection:
+        written = connection.execute(select(func.count()).select_from(SeatFigure)).scalar_one()
+        marked = connection.execute(select(func.count()).select_from(Round).where(
+            Round.figures_pending.is_(True))).scalar_one()
+    assert written == 2 * len(players) and marked == 0

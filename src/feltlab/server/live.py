@@ -1,6 +1,14 @@
-"""Live updates: a table's watchers hear that something changed and fetch what they may
-see. In one process the hub passes the word directly; across workers on PostgreSQL it
-goes through LISTEN/NOTIFY (see :mod:`feltlab.server.notify`)."""
+"""Live updates: a table's watchers hear that something changed and are shown its new
+state. In one process the hub passes the word directly; across workers it goes by
+datagram (SQLite) or LISTEN/NOTIFY (PostgreSQL), with the change's own state when it
+fits (see :mod:`feltlab.server.notify`).
+
+The hub keeps the ordering guarantee: an older state of a table never shows last. A
+state is installed for a new announcement only when it is known to be the latest: one
+built by the change itself while it held the table, if nothing was announced meanwhile;
+one another worker sent, if its order (round and events) is past every state seen here
+and no change whose state is unknown here (a seat taken or left, a table closed) is
+waiting to be read. Otherwise the watchers read the table again."""
 
 from __future__ import annotations
 
@@ -10,6 +18,9 @@ import time
 from collections import defaultdict
 from collections.abc import Callable
 
+Order = tuple[int, int]
+"""A state's place among its table's changes (:attr:`feltlab.server.views.TableState.order`)."""
+
 
 class Hub:
     def __init__(self) -> None:
@@ -18,6 +29,11 @@ class Hub:
             defaultdict(set))
         self._stamps: dict[int, int] = defaultdict(int)
         self._published_at: dict[int, float] = {}
+        self._orders: dict[int, Order] = {}
+        """The greatest order of any state of the table installed or read here."""
+        self._unknown_at: dict[int, int] = {}
+        """The stamp of the table's latest announcement without a state, until a state
+        read after it is installed."""
 
     def stamp(self, table_id: int) -> int:
         """How many announcements the table has had in this process."""
@@ -41,21 +57,85 @@ class Hub:
                                         if item[1] is not queue}
 
     def publish(self, table_id: int, seen: int | None = None,
-                install: Callable[[int], None] | None = None) -> None:
+                install: Callable[[int], None] | None = None,
+                order: Order | None = None) -> None:
         """Tell the table's watchers in this process (callable from any thread). With
         ``install``, a fresh state of the table built by the change's own transaction is
         installed for the new stamp, but only if the table's stamp is still ``seen`` (what
         it was while the change held the table): after any other announcement, the
-        watchers read the table again instead, so an older state never shows last."""
+        watchers read the table again instead, so an older state never shows last.
+        ``order`` is that state's (:data:`Order`)."""
         with self._lock:
-            unchanged = self._stamps[table_id] == seen
+            earlier = self._stamps[table_id]
             self._stamps[table_id] += 1
-            if install is not None and unchanged:
+            stamp = self._stamps[table_id]
+            if install is not None and self._latest(table_id, seen, earlier, order):
+                install(stamp)
+                self._known(table_id, order)
+                self._unknown_at.pop(table_id, None)
+            else:
+                self._unknown_at[table_id] = stamp
+            watchers = self._announced(table_id)
+        _tell(watchers, table_id)
+
+    def _latest(self, table_id: int, seen: int | None, earlier: int, order: Order | None
+                ) -> bool:
+        """Whether a state built while the table's stamp was ``seen`` is its latest: nothing
+        announced since, or only states of a lower order (another worker's changes made
+        before this one took the table, told late) and no change of unknown state."""
+        if seen is None:
+            return False
+        if earlier == seen:
+            return True
+        unknown = self._unknown_at.get(table_id)
+        return (order is not None and (unknown is None or unknown <= seen)
+                and order > self._orders.get(table_id, (-1, -1)))
+
+    def receive(self, table_id: int, order: Order, install: Callable[[int], None]) -> None:
+        """Another worker's change with its state (of ``order``): shown if it is the latest
+        state known here; an older one was seen already (nothing to do); while a change
+        with no state is unread, the watchers read the table again. A table nobody here
+        watches keeps no state (its first watcher reads it)."""
+        with self._lock:
+            if not self._watchers.get(table_id):  # nobody here to show it: keep no state
+                self._stamps[table_id] += 1
+                self._known(table_id, order)
+                return
+            if table_id not in self._unknown_at:
+                if order <= self._orders.get(table_id, (-1, -1)):
+                    return
+                self._stamps[table_id] += 1
                 install(self._stamps[table_id])
-            self._published_at[table_id] = time.monotonic()
-            watchers = list(self._watchers.get(table_id, ()))
-        for loop, queue in watchers:
-            loop.call_soon_threadsafe(_offer, queue, table_id)
+                self._orders[table_id] = order
+            else:
+                self._stamps[table_id] += 1
+                self._unknown_at[table_id] = self._stamps[table_id]
+            watchers = self._announced(table_id)
+        _tell(watchers, table_id)
+
+    def read(self, table_id: int, stamp: int, order: Order) -> None:
+        """A state of the table read from the database for ``stamp`` (the stamp before the
+        read began) was installed: announcements without a state up to it are now known."""
+        with self._lock:
+            unknown = self._unknown_at.get(table_id)
+            if unknown is not None and stamp >= unknown:
+                del self._unknown_at[table_id]
+            self._known(table_id, order)
+
+    def _known(self, table_id: int, order: Order | None) -> None:
+        if order is not None and order > self._orders.get(table_id, (-1, -1)):
+            self._orders[table_id] = order
+
+    def _announced(self, table_id: int) -> list[tuple[asyncio.AbstractEventLoop,
+                                                       asyncio.Queue[int]]]:
+        self._published_at[table_id] = time.monotonic()
+        return list(self._watchers.get(table_id, ()))
+
+
+def _tell(watchers: list[tuple[asyncio.AbstractEventLoop, asyncio.Queue[int]]],
+          table_id: int) -> None:
+    for loop, queue in watchers:
+        loop.call_soon_threadsafe(_offer, queue, table_id)
 
 
 def _offer(queue: asyncio.Queue[int], table_id: int) -> None:

@@ -5,7 +5,10 @@ announces the change with ``NOTIFY feltlab_tables`` (the table's id and the work
 mark, so it ignores its own), and every other worker's listener thread passes it to its
 hub. On SQLite (one host, perhaps several workers) it sends the table's id as a datagram
 to every other worker's socket in a folder named after the database file (:class:`Peers`),
-so a change reaches every worker's watchers within milliseconds. As a
+so a change reaches every worker's watchers within milliseconds. A change made with its
+table's new state sends that state too, encoded as every watcher is shown it
+(:func:`feltlab.server.views.wire_text`), so the other workers show it without reading
+the table again (a NOTIFY only if it fits PostgreSQL's 8000 bytes). As a
 safety net for writers outside the workers, each worker also looks once a second for
 round events and seats that nobody announced (:meth:`Announcer._watch`).
 """
@@ -28,6 +31,8 @@ from sqlalchemy import Engine
 
 from feltlab.server.live import Hub
 from feltlab.server.services import changes
+from feltlab.server.services.changes import NOTIFY_BYTES, with_state
+from feltlab.server.views import TableState, state_from_wire
 
 log = logging.getLogger("feltlab.server")
 
@@ -35,6 +40,14 @@ WATCH_SECONDS = 1.0
 """How often a SQLite worker looks for changes nobody announced."""
 PEERS_LISTED_SECONDS = 1.0
 """How often a SQLite worker lists the other workers' sockets again."""
+SEND_WAIT_SECONDS = 0.25
+"""How long telling a busy peer may wait for room in its queue."""
+DATAGRAM_BYTES = 60_000
+"""The largest datagram sent to a peer (below the kernel's socket buffer): a larger state
+is not sent, only the table's id."""
+
+Shown = Callable[[int, TableState, int], None]
+"""Shows a state another worker sent: the table, its state, the stamp it is shown at."""
 
 
 def peers_folder(engine: Engine) -> Path | None:
@@ -50,14 +63,17 @@ def peers_folder(engine: Engine) -> Path | None:
 class Peers:
     """The workers on one SQLite database, one datagram socket each."""
 
-    def __init__(self, folder: Path, hub: Hub) -> None:
-        self.folder, self.hub = folder, hub
+    def __init__(self, folder: Path, hub: Hub, shown: Shown | None = None) -> None:
+        self.folder, self.hub, self.shown = folder, hub, shown
         folder.mkdir(mode=0o700, exist_ok=True)
         self.path = folder / f"{os.getpid()}-{secrets.token_hex(4)}.sock"
         self._socket = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
         self._socket.bind(str(self.path))
         self._sender = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-        self._sender.setblocking(False)
+        # a peer's queue holds few datagrams (net.unix.max_dgram_qlen, often 10): when it is
+        # full, wait a moment for its thread to drain it rather than drop the update (its
+        # watchers would see the change only at their safety net's next look)
+        self._sender.settimeout(SEND_WAIT_SECONDS)
         self._send_lock = threading.Lock()
         self._known: list[Path] = []
         self._listed_at = -PEERS_LISTED_SECONDS
@@ -71,9 +87,10 @@ class Peers:
             self._listed_at = moment
         return self._known
 
-    def send(self, table_id: int) -> None:
-        """Tell every other worker; a socket whose worker died is removed."""
-        payload = str(table_id).encode()
+    def send(self, table_id: int, wire: str | None = None) -> None:
+        """Tell every other worker, with the table's new state ``wire`` if given; a socket
+        whose worker died is removed."""
+        payload = with_state(str(table_id), wire, DATAGRAM_BYTES).encode()
         with self._send_lock:
             for peer in self._others():
                 try:
@@ -82,26 +99,42 @@ class Peers:
                     with contextlib.suppress(OSError):
                         peer.unlink()
                     self._listed_at = -PEERS_LISTED_SECONDS
-                except OSError:  # a full queue: that worker's safety net catches up
+                except OSError:  # still full: that worker's safety net catches up
                     log.warning("live update to %s dropped", peer.name)
 
     def receive(self, stop: threading.Event) -> None:
         self._socket.settimeout(1.0)
         while not stop.is_set():
             try:
-                payload = self._socket.recv(64)
+                payload = self._socket.recv(DATAGRAM_BYTES + 64)
             except TimeoutError:
                 continue
             except OSError:
                 return
-            if payload.isdigit():
-                self.hub.publish(int(payload))
+            table, _, wire = payload.decode(errors="replace").partition(":")
+            if table.isdigit():
+                told(self.hub, self.shown, int(table), wire or None)
 
     def close(self) -> None:
         with contextlib.suppress(OSError):
             self.path.unlink()
         self._socket.close()
         self._sender.close()
+
+
+def told(hub: Hub, shown: Shown | None, table_id: int, wire: str | None) -> None:
+    """Pass another worker's change of the table to ``hub``: with its state if it sent one
+    (shown through ``shown``), else as a change the watchers read again."""
+    if wire is None or shown is None:
+        hub.publish(table_id)
+        return
+    try:
+        state = state_from_wire(wire, -1)
+    except (ValueError, KeyError, TypeError):
+        log.warning("a live update's state could not be read; reading the table again")
+        hub.publish(table_id)
+        return
+    hub.receive(table_id, state.order, lambda stamp: shown(table_id, state, stamp))
 
 
 class Announcer:
@@ -112,31 +145,42 @@ class Announcer:
         self._threads: list[threading.Thread] = []
         self.peers: Peers | None = None
         self.origin = secrets.token_hex(8)  # this worker, in its NOTIFY payloads
+        self.shown: Shown | None = None  # shows another worker's state in this one
 
     def publish(self, table_id: int, seen: int | None = None,
-                install: Callable[[int], None] | None = None, notified: bool = False
+                install: Callable[[int], None] | None = None, notified: bool = False,
+                state: TableState | None = None, wire: Callable[[], str] | None = None
                 ) -> None:
         """Tell this worker's watchers at once (see :meth:`Hub.publish` for ``seen`` and
-        ``install``), then every other worker (on PostgreSQL, unless the change's own
-        transaction ``notified`` them already)."""
-        self.hub.publish(table_id, seen, install)
+        ``install``; ``state`` the change's), then every other worker, with the state as
+        ``wire()`` encodes it (on PostgreSQL, unless the change's own transaction
+        ``notified`` them already)."""
+        self.hub.publish(table_id, seen, install, None if state is None else state.order)
         if notified and self.postgresql:
             return
         if not self.postgresql:
             if self.peers is not None:
-                self.peers.send(table_id)
+                self.peers.send(table_id, None if wire is None else wire())
             return
         try:
-            changes.notify(self.engine, f"{table_id}:{self.origin}")
+            changes.notify(self.engine, with_state(f"{table_id}:{self.origin}",
+                                                   None if wire is None else wire(),
+                                                   NOTIFY_BYTES))
         except Exception:  # the other workers' safety-net re-read still brings the change
             log.warning("NOTIFY failed; other workers' watchers will see the change on "
                         "their next read")
 
-    def _heard(self, payload: str) -> None:
-        """A NOTIFY from a worker: ``TABLE:ORIGIN``; this worker's own were told already."""
-        table, _, origin = payload.partition(":")
-        if table.isdigit() and origin != self.origin:
-            self.hub.publish(int(table))
+    def _heard(self, payloads: list[str]) -> None:
+        """NOTIFYs from the workers, as they came together: ``TABLE:ORIGIN``, perhaps with
+        ``:STATE``; this worker's own were told already. A change's transaction may send
+        both its bare mark (from its first statement) and its state: the state stands
+        for both."""
+        heard = [(table, origin, wire) for table, origin, wire in
+                 (_parts(payload) for payload in payloads) if origin != self.origin]
+        with_states = {(table, origin) for table, origin, wire in heard if wire}
+        for table, origin, wire in heard:
+            if table.isdigit() and (wire or (table, origin) not in with_states):
+                told(self.hub, self.shown, int(table), wire or None)
 
     def start(self) -> None:
         if self.postgresql:
@@ -145,7 +189,7 @@ class Announcer:
         folder = peers_folder(self.engine)
         if folder is not None:
             try:
-                self.peers = Peers(folder, self.hub)
+                self.peers = Peers(folder, self.hub, self.shown)
             except OSError as error:
                 log.warning("no live-update socket (%s); other workers' changes arrive "
                             "through the database check", error)
@@ -191,3 +235,9 @@ class Announcer:
             except Exception:
                 log.warning("LISTEN connection lost; reconnecting")
                 self._stop.wait(1.0)
+
+
+def _parts(payload: str) -> tuple[str, str, str]:
+    table, _, rest = payload.partition(":")
+    origin, _, wire = rest.partition(":")
+    return table, origin, wire

@@ -238,6 +238,20 @@ class TableState:
     version: tuple[object, ...]
     encoded: dict[object, str] = field(default_factory=dict, compare=False)
     """Its JSON, encoded once: the parts every watcher shares, and each seat's message."""
+    seat_numbers: dict[int, int] | None = None
+    """A state another worker sent (:func:`state_from_wire`): who sits in which seat of
+    its round, its messages all in ``encoded`` and no ``loaded`` round."""
+    phase: str | None = None
+    """Its round's phase (None: the table has had no round)."""
+
+    @property
+    def order(self) -> tuple[int, int]:
+        """Where the state stands among the table's changes: its round's id and events.
+        Every change of a round appends to its log and a new round has a higher id, so of
+        two states of a table the later money change has the greater order."""
+        round_id, events = self.version[2], self.version[3]
+        return (round_id if isinstance(round_id, int) else 0,
+                events if isinstance(events, int) else 0)
 
 
 @dataclass(frozen=True)
@@ -260,7 +274,8 @@ def table_state(table: GameTable, sitting: list[tuple[int, str]] | None,
                None if loaded is None else loaded.record.id,
                None if loaded is None else loaded.events)
     return TableState(stamp, table.owner_id, table.shared, table_json(table, sitting), loaded,
-                      names, version)
+                      names, version,
+                      phase=None if loaded is None else loaded.state.phase.value)
 
 
 def _compact(value: Any) -> str:
@@ -272,27 +287,74 @@ def watcher_text(state: TableState, user_id: int) -> str:
     sees the same (each seat's player; everyone else alike); the table and the round's
     common part are encoded once for all of them and each message spliced from them."""
     loaded = state.loaded
+    if loaded is None and state.seat_numbers is not None:  # another worker's: all encoded
+        return state.encoded[("seat", state.seat_numbers.get(user_id))]
     mine = None if loaded is None else loaded.seat_of(user_id)
     key = ("seat", None if mine is None else mine.seat)
     text = state.encoded.get(key)
     if text is not None:
         return text
-    if "table" not in state.encoded:
-        state.encoded["table"] = _compact(state.view)[:-1] + ',"round":'
-        if loaded is not None:
-            state.encoded["round"] = _compact(common_view(loaded))[:-1]
-    if loaded is None:
-        text = state.encoded["table"] + "null}"
-    else:
-        personal = _compact(personal_view(loaded, user_id, state.names))
-        text = state.encoded["table"] + state.encoded["round"] + "," + personal[1:] + "}"
+    head = _head(state)
+    text = head if loaded is None else head + _personal_tail(loaded, user_id, state.names)
     state.encoded[key] = text
     return text
+
+
+def _head(state: TableState) -> str:
+    """The start of every watcher's message: the table and the round's common part (the
+    whole message when the table has no round)."""
+    if "head" not in state.encoded:
+        table = _compact(state.view)[:-1] + ',"round":'
+        state.encoded["head"] = (table + "null}" if state.loaded is None
+                                 else table + _compact(common_view(state.loaded))[:-1])
+    return state.encoded["head"]
+
+
+def _personal_tail(loaded: LoadedRound, user_id: int, names: dict[int, str]) -> str:
+    return "," + _compact(personal_view(loaded, user_id, names))[1:] + "}"
+
+
+def wire_text(state: TableState) -> str:
+    """The state as the table's watchers in another worker see it, as JSON: its order
+    and version, who sits in which seat, the common start of every message and each
+    seat's own ending (``-``: everyone not in the round). Every watcher's message is
+    made here, so this worker's watchers are served from the same encoding."""
+    loaded = state.loaded
+    tails: dict[str, str] = {}
+    seat_numbers: dict[str, int] = {}
+    if loaded is not None:
+        outsider = -1  # a user id no seat has: a watcher not in the round
+        for seat in [None, *loaded.seats]:
+            user_id = outsider if seat is None else seat.user_id
+            text = watcher_text(state, user_id)
+            tails["-" if seat is None else str(seat.seat)] = text[len(_head(state)):]
+            if seat is not None:
+                seat_numbers[str(seat.user_id)] = seat.seat
+    return _compact({"owner": state.owner_id, "shared": state.shared, "phase": state.phase,
+                     "version": list(state.version), "seats": seat_numbers,
+                     "head": _head(state), "tails": tails})
+
+
+def state_from_wire(text: str, stamp: int) -> TableState:
+    """A state another worker sent (:func:`wire_text`), to show at ``stamp``."""
+    wire = json.loads(text)
+    status, sitting, round_id, events = wire["version"]
+    version = (status, tuple(tuple(item) for item in sitting), round_id, events)
+    head = wire["head"]
+    encoded: dict[object, str] = {("seat", None if key == "-" else int(key)): head + tail
+                                  for key, tail in wire["tails"].items()}
+    encoded.setdefault(("seat", None), head)
+    seat_numbers = {int(user_id): seat for user_id, seat in wire["seats"].items()}
+    return TableState(stamp, wire["owner"], wire["shared"], {}, None, {}, version, encoded,
+                      seat_numbers, wire["phase"])
 
 
 def watcher_view(state: TableState, user_id: int) -> dict[str, Any]:
     """What ``GET /api/v1/tables/{id}`` answers ``user_id`` (the table's current round or,
     between rounds, its last one), from the shared state without a database read."""
+    if state.seat_numbers is not None:  # another worker's state: its messages only
+        answer: dict[str, Any] = json.loads(watcher_text(state, user_id))
+        return answer
     view = dict(state.view)
     view["round"] = None if state.loaded is None else view_of(state.loaded, user_id,
                                                                state.names)

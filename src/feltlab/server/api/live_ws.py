@@ -57,7 +57,10 @@ async def _table_state(found: Services, table_id: int) -> TableState:
         if built is not None and built.stamp == stamp:
             return built
         state: TableState = await run_in_threadpool(_build_state, found, table_id, stamp)
-        found.snapshots[table_id] = state
+        newer: TableState | None = found.snapshots.get(table_id)
+        if newer is None or newer.stamp <= stamp:  # not over one installed meanwhile
+            found.snapshots[table_id] = state
+        found.hub.read(table_id, stamp, state.order)
         return state
 
 
@@ -121,7 +124,9 @@ async def _send_views(websocket: WebSocket, found: Services, table_id: int, call
         await websocket.send_text(last)
         while True:
             try:
-                await asyncio.wait_for(queue.get(), POLL_SECONDS)
+                if queue.empty():  # asyncio.timeout: no task of its own, as wait_for makes
+                    async with asyncio.timeout(POLL_SECONDS):
+                        await queue.get()
                 while not queue.empty():  # several announcements: one new view
                     queue.get_nowait()
             except TimeoutError:  # nothing announced: look whether another host moved it

@@ -6,9 +6,11 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 
-from sqlalchemy import ColumnElement, Engine, String, bindparam, func, text
+from sqlalchemy import ColumnElement, Connection, Engine, String, bindparam, func, text
 
 CHANNEL = "feltlab_tables"
+NOTIFY_BYTES = 7_900
+"""The largest NOTIFY payload sent (PostgreSQL refuses one of 8000 bytes or more)."""
 
 _NOTIFY = text("SELECT pg_notify(:channel, :payload)")
 _LAST_EVENT = text("SELECT COALESCE(MAX(id), 0) FROM round_events")
@@ -17,6 +19,14 @@ _NEW_EVENTS = text("SELECT r.table_id, MAX(e.id) FROM round_events e JOIN rounds
                    "ON r.id = e.round_id WHERE e.id > :last GROUP BY r.table_id")
 _NEW_SEATS = text("SELECT table_id, MAX(id) FROM table_seats WHERE id > :last "
                   "GROUP BY table_id")
+
+
+def with_state(head: str, wire: str | None, limit: int) -> str:
+    """A live update's payload: ``head`` (the table, and on PostgreSQL the sender's mark)
+    then, if the whole fits in ``limit`` bytes, ``:`` and the table's new state."""
+    if wire is None or len(head) + 1 + len(wire.encode()) > limit:
+        return head
+    return f"{head}:{wire}"
 
 
 def notify_at_commit(table_id: ColumnElement[int]) -> ColumnElement[object]:
@@ -35,17 +45,34 @@ def notify(engine: Engine, payload: str) -> None:
         connection.commit()
 
 
-def listen(engine: Engine, stop: threading.Event, heard: Callable[[str], None]) -> None:
-    """Pass every NOTIFY payload on :data:`CHANNEL` to ``heard`` until ``stop`` is set
-    (PostgreSQL; a dedicated autocommit connection, which raises if it is lost)."""
+GATHER_SECONDS = 0.002
+"""How long the listener waits, after a NOTIFY, for others sent with it (a transaction's
+notifications arrive together at its commit)."""
+
+
+def listen(engine: Engine, stop: threading.Event, heard: Callable[[list[str]], None]
+           ) -> None:
+    """Pass the NOTIFY payloads on :data:`CHANNEL` to ``heard``, those that came together
+    at once, until ``stop`` is set (PostgreSQL; a dedicated autocommit connection, which
+    raises if it is lost)."""
     import psycopg
 
     url = engine.url.set(drivername="postgresql").render_as_string(hide_password=False)
     with psycopg.connect(url, autocommit=True) as connection:
         connection.execute(f"LISTEN {CHANNEL}")
         while not stop.is_set():
-            for note in connection.notifies(timeout=1.0):
-                heard(note.payload)
+            payloads = [note.payload for note in connection.notifies(timeout=1.0,
+                                                                     stop_after=1)]
+            if payloads:
+                payloads += [note.payload for note in
+                             connection.notifies(timeout=GATHER_SECONDS)]
+                heard(payloads)
+
+
+def notify_in(connection: Connection, payload: str) -> None:
+    """``NOTIFY`` every worker on :data:`CHANNEL` when ``connection``'s transaction
+    commits (PostgreSQL)."""
+    connection.execute(_NOTIFY, {"channel": CHANNEL, "payload": payload})
 
 
 def changed_tables(engine: Engine, last_event: int, last_seat: int

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 from argon2 import PasswordHasher
-from sqlalchemy import Engine
+from sqlalchemy import Connection, Engine
 from sqlalchemy.orm import Session, sessionmaker
 
 from feltlab.server import migrate
@@ -20,8 +20,14 @@ from feltlab.server.auth import AuthSettings, password_hasher
 from feltlab.server.live import Hub
 from feltlab.server.metrics import Metrics, metrics_folder
 from feltlab.server.notify import Announcer
-from feltlab.server.services.database import make_engine, session_factory, transaction
+from feltlab.server.services.database import (
+    make_engine,
+    session_factory,
+    transaction,
+    write_connection,
+)
 from feltlab.server.services.figures import Recorder
+from feltlab.server.views import wire_text
 
 if TYPE_CHECKING:
     from feltlab.server.views import Fresh, TableState
@@ -68,6 +74,17 @@ class Services:
             yield session
 
     @contextmanager
+    def read_connection(self) -> Iterator[Connection]:
+        """:meth:`read` on a Core connection, for reads that need no ORM session (making
+        one costs more than a short read itself)."""
+        if self.reader_engine is not None:
+            with self.reader_engine.begin() as connection:
+                yield connection
+        else:
+            with write_connection(self.engine) as connection:
+                yield connection
+
+    @contextmanager
     def transaction(self) -> Iterator[Session]:
         """A transaction that writes: committed if the block ends, rolled back if it
         raises."""
@@ -80,19 +97,26 @@ class Services:
         ``fresh`` (the table's state built by the change itself), this worker's watchers
         are shown it without reading the table again; ``notified`` when the change's
         transaction sent PostgreSQL's NOTIFY itself."""
-        install = None if fresh is None else partial(self._install, table_id, fresh.state)
-        seen = None if fresh is None else fresh.seen
+        if fresh is None:
+            if self.announcer is None:
+                self.hub.publish(table_id)
+            else:
+                self.announcer.publish(table_id)
+            return
+        install = partial(self.show, table_id, fresh.state)
         if self.announcer is None:
-            self.hub.publish(table_id, seen, install)
+            self.hub.publish(table_id, fresh.seen, install, fresh.state.order)
         else:
-            self.announcer.publish(table_id, seen, install, notified)
+            self.announcer.publish(table_id, fresh.seen, install, notified, fresh.state,
+                                   partial(wire_text, fresh.state))
 
     @property
     def origin(self) -> str:
         """This worker's mark in NOTIFY payloads (its own are not heard again)."""
         return "" if self.announcer is None else self.announcer.origin
 
-    def _install(self, table_id: int, state: TableState, stamp: int) -> None:
+    def show(self, table_id: int, state: TableState, stamp: int) -> None:
+        """Make ``state`` the table's live state at ``stamp`` (its watchers are shown it)."""
         self.snapshots[table_id] = replace(state, stamp=stamp)
 
     def __post_init__(self) -> None:
@@ -120,4 +144,5 @@ def open_services(database_url: str, auth_settings: AuthSettings | None = None) 
         found.reader_engine = make_engine(database_url, writer=False)
         found.readers = session_factory(found.reader_engine)
     found.announcer = Announcer(engine, found.hub, found.reader_engine)
+    found.announcer.shown = found.show
     return found

@@ -129,7 +129,10 @@ def make_engine(url: str, writer: bool = True) -> Engine:
     url = normalise_url(url)
     if url.startswith("sqlite"):
         _prepare_sqlite_folder(url)
-        engine = create_engine(url, connect_args={"timeout": 60, "check_same_thread": False})
+        # a pool as large as the threads that read at once: a connection opened beyond it
+        # would be closed again after one transaction (four PRAGMAs each time)
+        engine = create_engine(url, connect_args={"timeout": 60, "check_same_thread": False},
+                               pool_size=POOL_SIZE, max_overflow=POOL_OVERFLOW)
         _configure_sqlite(engine, writer)
         database = _sqlite_file(url)
         if writer and database is not None:

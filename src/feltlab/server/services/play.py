@@ -1,12 +1,12 @@
 """Playing at a table: a bet (a private table deals at once, a shared one takes it into
 its betting window) and a decision, each a money request that answers the round as the
 caller sees it and shows the table's watchers its new state. Each is one transaction
-with the caller's token read inside it (:mod:`feltlab.server.services.private_rounds`);
-a shared table's work in it is the ORM path here."""
+with the caller's token read inside it, in SQLAlchemy Core
+(:mod:`feltlab.server.services.private_rounds`,
+:mod:`feltlab.server.services.shared_rounds`)."""
 
 from __future__ import annotations
 
-from datetime import timedelta
 from typing import Any
 
 from sqlalchemy import bindparam, select
@@ -15,22 +15,18 @@ from sqlalchemy.orm import Session
 from feltlab.server.auth import Caller, token_digest
 from feltlab.server.errors import Conflict, Unauthorized
 from feltlab.server.models import GameTable, Round, TableSeat, User, table_of
-from feltlab.server.services import money_path, private_rounds, rounds
+from feltlab.server.services import money_path, private_rounds, shared_rounds
 from feltlab.server.services.accounts import caller_of, record_refused_use
 from feltlab.server.services.context import Services
 from feltlab.server.services.idempotency import Answer, MoneyRequest
 from feltlab.server.services.private_rounds import Wagers
-from feltlab.server.services.round_log import LoadedRound, load_round, unfinished_round
-from feltlab.server.services.round_reads import round_view, state_of
+from feltlab.server.services.round_log import LoadedRound
 from feltlab.server.views import Fresh
 
 __all__ = ["Wagers", "bet", "count_if_complete", "decide", "refuse_if_betting_closed"]
 
 # built once, and in Core where no object is needed: these run on every bet
 _SEATS, _TABLES, _ROUNDS = table_of(TableSeat), table_of(GameTable), table_of(Round)
-_SEAT_OF = select(_SEATS.c.seat).where(_SEATS.c.table_id == bindparam("table_id"),
-                                       _SEATS.c.user_id == bindparam("user_id"))
-_SEATED_USERS = select(_SEATS.c.user_id).where(_SEATS.c.table_id == bindparam("table_id"))
 _USERS = table_of(User)
 _ROUND_IN_PLAY = (select(_ROUNDS.c.id).join(_TABLES, _TABLES.c.id == _ROUNDS.c.table_id)
                   .join(_SEATS, _SEATS.c.table_id == _ROUNDS.c.table_id)
@@ -45,14 +41,24 @@ _BETTING_CLOSED = (select(*money_path.CALLER_COLUMNS, _ROUND_IN_PLAY)
 """The caller, their stored answer and the shared table's round being played, if any."""
 
 
+def _betting_seen_open(found: Services, table_id: int) -> bool:
+    """Whether this worker's live state of the table, current with every change announced
+    here, shows no round being played. Then the bet goes straight to the writer (whose
+    transaction refuses it all the same if betting closed meanwhile); otherwise a read
+    refuses it first."""
+    state = found.snapshots.get(table_id)
+    return (state is not None and state.stamp == found.hub.stamp(table_id)
+            and state.phase in (None, "wagers", "complete"))
+
+
 def refuse_if_betting_closed(found: Services, token: str, table_id: int,
                              request: MoneyRequest) -> None:
     """Refuse, with one read, a bet at a shared table whose round is being played: the
     same refusal the write transaction would give, without queueing for the writer (the
     token is checked here as well). A retry of a request already answered goes on to
     get its first answer."""
-    with found.read() as session:
-        row = session.connection().execute(_BETTING_CLOSED, {
+    with found.read_connection() as connection:
+        row = connection.execute(_BETTING_CLOSED, {
             "digest": token_digest(token), "key": request.key, "table_id": table_id}
         ).first()
     if row is None:
@@ -68,25 +74,21 @@ def bet(found: Services, token: str, table_id: int, placed: Wagers,
         request: MoneyRequest) -> Answer:
     """Bet at the table (the wagers are debited here), then show its watchers. A shared
     table whose round is being played refuses with a read only, before the writer."""
-    if shared_table(found, table_id):
+    if not shared_table(found, table_id):
+        return private_rounds.bet(found, token, table_id, placed, request, _became_shared)
+    if not _betting_seen_open(found, table_id):
         refuse_if_betting_closed(found, token, table_id, request)
-    fresh: list[Fresh] = []
-
-    def at_shared(session: Session, caller: Caller, table: GameTable, user: User
-                  ) -> tuple[int, Any]:
-        fresh.clear()
-        if table.status != "open":
-            raise Conflict(f"table {table_id} is closed")
-        seen = found.hub.stamp(table_id)  # the table is locked: nobody changes it now
-        loaded = _bet_at_shared(session, table, user, placed)
-        fresh.append(Fresh(seen, state_of(session, table, loaded)))
-        return 201, round_view(session, loaded, caller.user_id)
-
-    answer = private_rounds.bet(found, token, table_id, placed, request, at_shared)
-    if fresh:  # the transaction sent NOTIFY (private_rounds' first read)
-        private_rounds.settled(found, fresh[-1])
-        found.publish(table_id, fresh[-1], notified=True)
+    answer, fresh = shared_rounds.bet(found, token, table_id, placed, request)
+    if fresh is not None:  # the transaction sent NOTIFY (its first read)
+        private_rounds.settled(found, fresh)
+        found.publish(table_id, fresh, notified=True)
     return answer
+
+
+def _became_shared(session: Session, caller: Caller, table: GameTable, user: User
+                   ) -> tuple[int, Any]:
+    """Never runs: a table never changes kind, and its kind is asked before the bet."""
+    raise Conflict(f"table {table.id} is shared: send the bet again")
 
 
 _TABLE_KIND = select(_TABLES.c.shared).where(_TABLES.c.id == bindparam("table_id"))
@@ -105,49 +107,14 @@ def shared_table(found: Services, table_id: int) -> bool:
     return bool(known)
 
 
-def _bet_at_shared(session: Session, table: GameTable, user: User, placed: Wagers
-                   ) -> LoadedRound:
-    """The bet joins the round in its betting window (opening one if none is open); the
-    player's client seed is kept on their seat and mixed with the others' at the deal."""
-    seat = session.connection().execute(_SEAT_OF, {"table_id": table.id, "user_id": user.id}
-                                        ).scalar()
-    if seat is None:
-        raise Conflict(f"take a seat at table {table.id} before betting")
-    current = unfinished_round(session, table.id)
-    if current is None:
-        loaded = rounds.open_round(session, table, "",
-                                   timedelta(seconds=table.betting_seconds))
-    else:
-        loaded = load_round(session, current, lock=True)
-        if loaded.record.phase != "wagers":
-            raise Conflict(f"betting is closed: round {current} is being played")
-    rounds.place_wagers(session, loaded, user, seat, placed.wagers, placed.colour,
-                        placed.client_seed)
-    seated_now = session.connection().execute(_SEATED_USERS, {"table_id": table.id}
-                                              ).scalars().all()
-    if {item.user_id for item in loaded.seats} >= set(seated_now):
-        rounds.deal(session, loaded, timedelta(seconds=table.decision_seconds))
-    return loaded
-
-
 def decide(found: Services, token: str, round_id: int, decision: dict[str, Any],
            request: MoneyRequest) -> Answer:
     """The caller's decision (a raise, play or bet is debited here), then show the
     table's watchers."""
     fresh: list[Fresh] = []
-
-    def at_shared(session: Session, caller: Caller, table: GameTable, user: User
-                  ) -> tuple[int, Any]:
-        fresh.clear()  # the first read locked the table and found the caller's seat
-        loaded = load_round(session, round_id, lock=True)
-        seen = found.hub.stamp(table.id)  # the table is locked: nobody changes it now
-        timer = timedelta(seconds=table.decision_seconds)
-        rounds.act(session, loaded, user, decision, timer)
-        count_if_complete(found, loaded)
-        fresh.append(Fresh(seen, state_of(session, table, loaded)))
-        return 200, round_view(session, loaded, caller.user_id)
-
-    answer, _ = private_rounds.decide(found, token, round_id, decision, request, at_shared)
+    answer, _ = private_rounds.decide(found, token, round_id, decision, request,
+                                      shared_rounds.decide_work(found, round_id, decision,
+                                                                fresh))
     for changed in fresh:  # the transaction sent NOTIFY (private_rounds' first read)
         private_rounds.settled(found, changed)
         found.publish(changed.state.view["id"], changed, notified=True)

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from datetime import datetime
 from functools import lru_cache
 
-from sqlalchemy import bindparam, func, insert, select
+from sqlalchemy import Connection, bindparam, func, insert, select
 from sqlalchemy.orm import Session
 from sqlalchemy.orm.attributes import set_committed_value
 
@@ -154,6 +155,19 @@ def append(session: Session, loaded: LoadedRound, action: Action) -> None:
     loaded.record.log = extend_log(loaded.record.log, [text])
     loaded.events += 1
     faults.event_appended()
+
+
+def append_events(connection: Connection, round_id: int, first: int, texts: list[str],
+                  moment: datetime) -> None:
+    """Append actions (as their JSON texts) to the round's event log, numbered from
+    ``first`` (one statement)."""
+    if not texts:
+        return
+    connection.execute(_NEW_EVENT, [{"round_id": round_id, "seq": first + index,
+                                     "action": text, "at": moment}
+                                    for index, text in enumerate(texts)])
+    for _ in texts:
+        faults.event_appended()
 
 
 def unfinished_round(session: Session, table_id: int) -> int | None:

@@ -6,22 +6,29 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import bindparam, select
+from sqlalchemy import Connection, Row, bindparam, exists, func, select
 from sqlalchemy.orm import Session
 
 from feltlab.server.auth import Caller
 from feltlab.server.errors import not_found
-from feltlab.server.models import GameTable, User, table_of
+from feltlab.server.models import GameTable, Round, RoundSeat, User, table_of
 from feltlab.server.services.context import Services
 from feltlab.server.services.round_log import (
     LoadedRound,
-    latest_round,
     load_for,
     load_round,
     recent_rounds,
     unfinished_round,
 )
-from feltlab.server.services.tables import find_table, next_commitment, seated, visible_table
+from feltlab.server.services.shared_rounds import (
+    ROUND_COLUMNS,
+    TABLE_COLUMNS,
+    loaded_from_row,
+    names_of,
+    seated_now,
+    table_from_row,
+)
+from feltlab.server.services.tables import next_commitment, seated, visible_table
 from feltlab.server.views import (
     TableState,
     needs_names,
@@ -31,36 +38,53 @@ from feltlab.server.views import (
     view_of,
 )
 
-_USERS = table_of(User)
+_USERS, _TABLES, _ROUNDS = table_of(User), table_of(GameTable), table_of(Round)
+_SEAT_ROWS = table_of(RoundSeat)
 _NAMES_OF = select(_USERS.c.id, _USERS.c.username).where(
     _USERS.c.id.in_(bindparam("user_ids", expanding=True)))
-_USERNAMES: dict[int, str] = {}
-"""Usernames by user id, kept by each worker: a username never changes once chosen."""
+_USERNAMES: dict[tuple[str, int], str] = {}
+"""Usernames by database and user id, kept by each worker: a username never changes once
+chosen."""
 
 
-def usernames(session: Session, loaded: LoadedRound) -> dict[int, str]:
+def usernames(connection: Connection, loaded: LoadedRound) -> dict[int, str]:
     """The names of the round's seated players, by user id."""
+    database = str(connection.engine.url)
     wanted = {item.user_id for item in loaded.seats}
-    missing = wanted - _USERNAMES.keys()
+    missing = {user_id for user_id in wanted if (database, user_id) not in _USERNAMES}
     if missing:
         if len(_USERNAMES) > 100_000:
             _USERNAMES.clear()
-        rows = session.connection().execute(_NAMES_OF, {"user_ids": sorted(missing)})
-        _USERNAMES.update({user_id: name for user_id, name in rows})
-    return {user_id: _USERNAMES[user_id] for user_id in wanted if user_id in _USERNAMES}
+        rows = connection.execute(_NAMES_OF, {"user_ids": sorted(missing)})
+        _USERNAMES.update({(database, user_id): name for user_id, name in rows})
+    return {user_id: _USERNAMES[database, user_id] for user_id in wanted
+            if (database, user_id) in _USERNAMES}
 
 
-def round_view(session: Session, loaded: LoadedRound, user_id: int) -> dict[str, Any]:
+def round_view(connection: Connection, loaded: LoadedRound, user_id: int) -> dict[str, Any]:
     """The round as ``user_id`` may see it: no hidden card before its reveal."""
-    names = usernames(session, loaded) if needs_names(loaded, user_id) else {}
+    names = usernames(connection, loaded) if needs_names(loaded, user_id) else {}
     return view_of(loaded, user_id, names)
 
 
+_SEATED_ROUND: Any = (select(*ROUND_COLUMNS, _TABLES.c.shared)
+                 .join(_TABLES, _TABLES.c.id == _ROUNDS.c.table_id)
+                 .where(_ROUNDS.c.id == bindparam("round_id"),
+                        exists().where(_SEAT_ROWS.c.round_id == _ROUNDS.c.id,
+                                       _SEAT_ROWS.c.user_id == bindparam("user_id"))))
+"""A round with its log and its table's kind, if the caller has a seat in it."""
+
+
 def read_round(found: Services, round_id: int, caller: Caller) -> dict[str, Any]:
-    """The round as the caller may see it; another player's round is not found."""
-    with found.read() as session:
-        return round_view(session, load_for(session, round_id, caller.user_id),
-                          caller.user_id)
+    """The round as the caller may see it; another player's round is not found (in Core:
+    the round with its log, then its seats; two statements)."""
+    with found.read_connection() as connection:
+        row: Row[Any] | None = connection.execute(
+            _SEATED_ROUND, {"round_id": round_id, "user_id": caller.user_id}).first()
+        if row is None:
+            raise not_found(f"round {round_id}")
+        loaded = loaded_from_row(connection, row, row.shared, to_change=False)
+        return round_view(connection, loaded, caller.user_id)
 
 
 def read_recall(found: Services, round_id: int, caller: Caller) -> dict[str, Any]:
@@ -77,7 +101,8 @@ def recent_views(found: Services, caller: Caller, limit: int, before: int | None
                  ) -> list[dict[str, Any]]:
     """The caller's latest rounds, newest first; with ``before``, those older than it."""
     with found.read() as session:
-        return [round_view(session, load_round(session, round_id), caller.user_id)
+        return [round_view(session.connection(), load_round(session, round_id),
+                           caller.user_id)
                 for round_id in recent_rounds(session, caller.user_id, limit, before)]
 
 
@@ -89,7 +114,7 @@ def read_table(found: Services, table_id: int, caller: Caller) -> dict[str, Any]
                           next_commitment(session, table))
         current = unfinished_round(session, table.id)
         view["round"] = (None if current is None else round_view(
-            session, load_round(session, current), caller.user_id))
+            session.connection(), load_round(session, current), caller.user_id))
         return view
 
 
@@ -97,16 +122,38 @@ def state_of(session: Session, table: GameTable, loaded: LoadedRound | None,
              stamp: int = -1) -> TableState:
     """The table's shared live state with ``loaded`` as its current round."""
     sitting = seated(session, table.id) if table.shared else None
-    names = {} if loaded is None else usernames(session, loaded)
+    names = {} if loaded is None else usernames(session.connection(), loaded)
     return table_state(table, sitting, loaded, names, stamp)
 
 
+_OTHER = _ROUNDS.alias("table_rounds")  # the table's rounds, apart from the one joined
+_CURRENT = func.coalesce(
+    select(func.min(_OTHER.c.id)).where(_OTHER.c.table_id == _TABLES.c.id,
+                                        _OTHER.c.phase != "complete")
+    .correlate(_TABLES).scalar_subquery(),
+    select(func.max(_OTHER.c.id)).where(_OTHER.c.table_id == _TABLES.c.id)
+    .correlate(_TABLES).scalar_subquery())
+_LIVE_READ = (select(*TABLE_COLUMNS, *ROUND_COLUMNS)
+              .select_from(_TABLES.outerjoin(_ROUNDS, _ROUNDS.c.id == _CURRENT))
+              .where(_TABLES.c.id == bindparam("table_id")))
+"""The table and its current round (the unfinished one or, between rounds, its last)
+with the round's log: one statement."""
+
+
 def live_state(found: Services, table_id: int, stamp: int) -> TableState:
-    """The table's state read now: its unfinished round or, between rounds, its last."""
-    with found.read() as session:
-        table = find_table(session, table_id)
-        if table is None:
+    """The table's state read now: its unfinished round or, between rounds, its last (in
+    Core: the table with its round, the round's seats, and at a shared table who sits
+    where with their names; three statements)."""
+    with found.read_connection() as connection:
+        row = connection.execute(_LIVE_READ, {"table_id": table_id}).first()
+        if row is None:
             raise not_found(f"table {table_id}")
-        current = unfinished_round(session, table.id) or latest_round(session, table.id)
-        loaded = None if current is None else load_round(session, current)
-        return state_of(session, table, loaded, stamp)
+        table = table_from_row(row)
+        loaded = None if row.r_id is None else loaded_from_row(
+            connection, row, table.shared, to_change=False)
+        if not table.shared:
+            names = {} if loaded is None else usernames(connection, loaded)
+            return table_state(table, None, loaded, names, stamp)
+        seated = seated_now(connection, table.id)
+        names = {} if loaded is None else names_of(connection, loaded, seated)
+        return table_state(table, seated.sitting, loaded, names, stamp)

@@ -19,6 +19,7 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
+from functools import cache
 from typing import Any, TypeVar
 
 from sqlalchemy import (
@@ -32,7 +33,7 @@ from sqlalchemy import (
     select,
     update,
 )
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, configure_mappers
 from sqlalchemy.sql.selectable import Join
 
 from feltlab.core.engine import Action, ActionError, Deal, HandState, Phase, action_to_json
@@ -128,10 +129,16 @@ class Wagers:
     client_seed: str
 
 
+@cache
+def _mappers_configured() -> None:
+    configure_mappers()
+
+
 def _detached(model: type[Model], values: dict[str, Any]) -> Model:
     """A ``model`` object holding ``values``, made without the ORM's event for each
     attribute (many times quicker, and it is made several times a request): the money
     path reads and writes its rows in Core and never adds these objects to a session."""
+    _mappers_configured()  # an attribute reads its value once its mapper is configured
     instance: Model = model.__mapper__.class_manager.new_instance()
     instance.__dict__.update(values)
     return instance

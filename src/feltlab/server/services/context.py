@@ -120,7 +120,7 @@ class Services:
         self.snapshots[table_id] = replace(state, stamp=stamp)
 
     def __post_init__(self) -> None:
-        self.recorder = Recorder(self.engine)
+        self.recorder = Recorder(self.engine, self.reader_engine)
 
     def close(self) -> None:
         """Write the figures left, save the metrics and close the database connections
@@ -138,11 +138,10 @@ def open_services(database_url: str, auth_settings: AuthSettings | None = None) 
     engine = make_engine(database_url)
     migrate.upgrade(engine)
     settings = auth_settings or AuthSettings()
+    reader = make_engine(database_url, writer=False) if engine.dialect.name == "sqlite" else None
     found = Services(engine, session_factory(engine), password_hasher(settings), settings,
-                     metrics=Metrics(metrics_folder(database_url)))
-    if engine.dialect.name == "sqlite":
-        found.reader_engine = make_engine(database_url, writer=False)
-        found.readers = session_factory(found.reader_engine)
+                     metrics=Metrics(metrics_folder(database_url)), reader_engine=reader,
+                     readers=None if reader is None else session_factory(reader))
     found.announcer = Announcer(engine, found.hub, found.reader_engine)
     found.announcer.shown = found.show
     return found

@@ -97,26 +97,25 @@ def write_rows(connection: Connection, rows: list[dict[str, Any]]) -> None:
         connection.execute(_INSERT[connection.dialect.name], rows)
 
 
-def record_pending(connection: Connection, settled_before: datetime | None = None,
+def record_pending(engine: Engine, reader: Engine, settled_before: datetime | None = None,
                    batch: int = 200) -> int:
     """Compute again, from the database, the figures of up to ``batch`` rounds still
-    marked pending (settled before ``settled_before``, if given), write them and clear
-    their marks, in the caller's write transaction. Answers how many rounds.
-
-    In the background (``settled_before`` given) rounds another worker is writing now are
-    skipped; before a report, their writer is waited for, so the report sees them."""
-    query = _PENDING
-    if connection.dialect.name == "postgresql":
-        query = query.with_for_update(skip_locked=settled_before is not None)
-    ids = list(connection.execute(query, {
-        "before": settled_before or now() + timedelta(days=1), "limit": batch}).scalars())
-    if not ids:
-        return 0
-    with Session(bind=connection) as session:
-        for round_id in ids:
-            loaded = load_round(session, round_id)
-            write_rows(connection, settled_rows(loaded.state, loaded.seats, loaded.record))
-    connection.execute(_RECORDED, {"ids": ids})
+    marked pending (settled before ``settled_before``, if given), then write them and
+    clear their marks in one short write transaction: the computing (the first time a
+    rule set's PAR sheet is needed, it is made) holds no writer's lock. Answers how many
+    rounds. Another worker writing the same rounds at once writes each seat once."""
+    with reader.connect() as connection:
+        ids = list(connection.execute(_PENDING, {
+            "before": settled_before or now() + timedelta(days=1), "limit": batch}).scalars())
+        rows: list[dict[str, Any]] = []
+        with Session(bind=connection) as session:
+            for round_id in ids:
+                loaded = load_round(session, round_id)
+                rows += settled_rows(loaded.state, loaded.seats, loaded.record)
+    if ids:
+        with write_connection(engine) as connection:
+            write_rows(connection, rows)
+            connection.execute(_RECORDED, {"ids": ids})
     return len(ids)
 
 
@@ -126,8 +125,8 @@ class Recorder:
     also computes rounds another worker left marked. :meth:`flush` writes everything
     marked, here and in the database, before a report reads the figures."""
 
-    def __init__(self, engine: Engine) -> None:
-        self.engine = engine
+    def __init__(self, engine: Engine, reader: Engine | None = None) -> None:
+        self.engine, self.reader = engine, reader or engine
         self._rounds: list[tuple[HandState, Sequence[RoundSeat], Round]] = []
         self._lock = threading.Lock()
         self._wake, self._stop = threading.Event(), threading.Event()
@@ -159,10 +158,8 @@ class Recorder:
         """Write every round marked pending: this worker's queue, then any other left in
         the database (settled by another worker a moment ago, or before a crash)."""
         self._write_queued()
-        while True:
-            with write_connection(self.engine) as connection:
-                if not record_pending(connection):
-                    return
+        while record_pending(self.engine, self.reader):
+            pass
 
     def _run(self) -> None:
         while not self._stop.is_set():
@@ -173,8 +170,8 @@ class Recorder:
             try:
                 self._write_queued()
                 if not woken:
-                    with write_connection(self.engine) as connection:
-                        record_pending(connection, now() - timedelta(seconds=SWEEP_SECONDS))
+                    record_pending(self.engine, self.reader,
+                                   now() - timedelta(seconds=SWEEP_SECONDS))
             except Exception:  # the marks stay: written on the next try
                 log.exception("writing the pit's figures failed; retrying")
 

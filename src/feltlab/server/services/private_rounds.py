@@ -18,7 +18,6 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime
 from functools import cache
 from typing import Any, TypeVar
 
@@ -37,7 +36,6 @@ from sqlalchemy.orm import Session, configure_mappers
 from sqlalchemy.sql.selectable import Join
 
 from feltlab.core.engine import Action, ActionError, Deal, HandState, Phase, action_to_json
-from feltlab.server import faults
 from feltlab.server.auth import Caller
 from feltlab.server.clock import now
 from feltlab.server.errors import Conflict, Refused, not_found
@@ -59,6 +57,7 @@ from feltlab.server.services.round_log import (
     EMPTY_LOG,
     LoadedRound,
     actions_of,
+    append_events,
     cached_deck,
     extend_log,
 )
@@ -103,7 +102,6 @@ _ACT_READ = money_path.first_read(*_TABLE_COLUMNS, *_ROUND_COLUMNS, *_SEAT_COLUM
                                   table_id=_TABLES.c.id, locked=_TABLES)
 _NEW_ROUND = insert(_ROUNDS).returning(_ROUNDS.c.id)
 _NEW_SEAT = insert(_SEATS).returning(_SEATS.c.id)
-_NEW_EVENTS = insert(_EVENTS).returning(_EVENTS.c.id)  # one statement for all rows
 _SEAT_FIGURES = (update(_SEATS).where(_SEATS.c.id == bindparam("seat_id"))
                  .values(staked=bindparam("new_staked"), total=bindparam("new_total"),
                          balance_after=bindparam("new_balance_after")))
@@ -229,7 +227,7 @@ def _deal(found: Services, connection: Connection, caller: Caller, row: Row[Any]
         seat.balance_after = after
     seat.id = connection.execute(_NEW_SEAT, {name: getattr(seat, name) for name in
                                              _SEAT_NAMES if name != "id"}).scalar_one()
-    _append(connection, record.id, 0, texts, moment)
+    append_events(connection, record.id, 0, texts, moment)
     rounds_done(found, loaded)
     return loaded
 
@@ -308,7 +306,7 @@ def _decide(found: Services, connection: Connection, row: Row[Any], loaded: Load
                               if stake or payout else row.balance)
     elif stake:
         rounds.move_seat_money(connection, loaded, seat, money)
-    _append(connection, record.id, loaded.events, texts, moment)
+    append_events(connection, record.id, loaded.events, texts, moment)
     loaded.events += len(texts)
     if stake or state.phase is Phase.COMPLETE:
         connection.execute(_SEAT_FIGURES, {"seat_id": seat.id, "new_staked": seat.staked,
@@ -361,18 +359,6 @@ def _settle(loaded: LoadedRound) -> int:
         seat.total = settlement.total
         payout += seat.staked + settlement.total
     return payout
-
-
-def _append(connection: Connection, round_id: int, first: int, texts: list[str],
-            moment: datetime) -> None:
-    """Append the request's actions to the round's event log (one statement)."""
-    if not texts:
-        return
-    connection.execute(_NEW_EVENTS, [{"round_id": round_id, "seq": first + index,
-                                      "action": text, "at": moment}
-                                     for index, text in enumerate(texts)])
-    for _ in texts:
-        faults.event_appended()
 
 
 def settled(found: Services, committed: Fresh) -> None:

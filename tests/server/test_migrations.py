@@ -8,7 +8,7 @@ from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy import Engine, select, text
+from sqlalchemy import Connection, Engine, select, text
 
 from feltlab.server.migrate import alembic_config, current_revision, upgrade
 from feltlab.server.models import Base, GameTable, Round, RoundSeat, TrainerScore
@@ -17,6 +17,15 @@ from feltlab.server.services.database import make_engine, normalise_url
 
 def head_revision(engine: Engine) -> str | None:
     return ScriptDirectory.from_config(alembic_config(engine)).get_current_head()
+
+
+def old_table(connection: Connection, table_id: int, shared: bool) -> None:
+    """A High Card Flush practice table written as an older schema holds it."""
+    connection.execute(text(
+        "INSERT INTO tables (id, rules_id, fingerprint, currency, shared, status, name, "
+        "betting_seconds, decision_seconds, created_at) VALUES (:id, 'high-card-flush', "
+        "'f', 'practice', :shared, 'open', '', 20, 20, '2026-01-01')"),
+        {"id": table_id, "shared": int(shared)})
 
 
 def test_migrations_match_the_models(database_url: str) -> None:
@@ -41,10 +50,7 @@ def test_seat_client_seeds_added_to_an_existing_database(sqlite_url: str) -> Non
             connection.execute(text(
                 "INSERT INTO users (id, username, password_hash, role, created_at) "
                 "VALUES (1, 'old', 'x', 'player', '2026-01-01')"))
-            connection.execute(text(
-                "INSERT INTO tables (id, rules_id, fingerprint, currency, shared, status, "
-                "name, betting_seconds, decision_seconds, created_at) VALUES (1, "
-                "'high-card-flush', 'f', 'practice', 1, 'open', '', 20, 20, '2026-01-01')"))
+            old_table(connection, 1, shared=True)
             connection.execute(text(
                 "INSERT INTO rounds (id, table_id, rules_id, fingerprint, currency, "
                 "server_seed, commitment, client_seed, phase, created_at) VALUES (1, 1, "
@@ -70,12 +76,8 @@ def test_private_tables_get_their_seed_key_on_upgrade(sqlite_url: str) -> None:
     try:
         command.upgrade(alembic_config(engine), "0003")
         with engine.begin() as connection:
-            for table_id, shared in ((1, 0), (2, 1)):
-                connection.execute(text(
-                    "INSERT INTO tables (id, rules_id, fingerprint, currency, shared, status, "
-                    "name, betting_seconds, decision_seconds, created_at) VALUES (:id, "
-                    "'high-card-flush', 'f', 'practice', :shared, 'open', '', 20, 20, "
-                    "'2026-01-01')"), {"id": table_id, "shared": shared})
+            for table_id, shared in ((1, False), (2, True)):
+                old_table(connection, table_id, shared)
         upgrade(engine)
         with engine.connect() as connection:
             seeds = dict(connection.execute(select(GameTable.id, GameTable.seed_key)
@@ -92,10 +94,7 @@ def test_upgrade_refuses_a_table_with_two_unfinished_rounds(sqlite_url: str) -> 
     try:
         command.upgrade(alembic_config(engine), "0007")
         with engine.begin() as connection:
-            connection.execute(text(
-                "INSERT INTO tables (id, rules_id, fingerprint, currency, shared, status, "
-                "name, betting_seconds, decision_seconds, created_at) VALUES (7, "
-                "'high-card-flush', 'f', 'practice', 0, 'open', '', 20, 20, '2026-01-01')"))
+            old_table(connection, 7, shared=False)
             for round_id in (1, 2):
                 connection.execute(text(
                     "INSERT INTO rounds (id, table_id, rules_id, fingerprint, currency, "

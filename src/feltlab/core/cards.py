@@ -35,6 +35,8 @@ RED_SUITS: Final = (1, 2)
 BLACK_SUITS: Final = (0, 3)
 COLOUR_SUITS: Final = {"red": RED_SUITS, "black": BLACK_SUITS}
 DECK_SIZE: Final = 52
+CARD_NAMES: Final = tuple(RANKS[index % 13] + SUITS[index // 13] for index in range(DECK_SIZE))
+"""Each card's name by index ("2s" ... "Ac"), made once: views name cards many times."""
 
 CARD_FORMAT: Final = ("'Ah Td 2c' (10 for T works: '10d'), or with suit symbols 'A♠ T♥'; "
                       "spaces and commas optional")
@@ -89,7 +91,7 @@ class Card:
         return self.index // 13
 
     def __str__(self) -> str:
-        return RANKS[self.rank] + SUITS[self.suit]
+        return CARD_NAMES[self.index]
 
     def __repr__(self) -> str:
         return f"Card({str(self)!r})"
@@ -181,7 +183,7 @@ def ensure_count(cards: Sequence[Card], count: int, what: str) -> None:
 
 
 def format_cards(cards: Iterable[Card]) -> str:
-    return " ".join(str(card) for card in cards)
+    return " ".join([CARD_NAMES[card.index] for card in cards])
 
 
 def sort_by_suit(cards: Iterable[Card]) -> list[Card]:

@@ -182,6 +182,7 @@ class HandState:
         self.street = 0  # decision round (Hold'em Stud has three)
         self.log: list[Action] = []
         self._next_card = 0
+        self._dealt_seats: tuple[int, ...] | None = None  # active seats, fixed at the deal
 
     @property
     def steps(self) -> EngineSteps[Any]:
@@ -226,8 +227,14 @@ class HandState:
     @property
     def active_seats(self) -> list[int]:
         """Seats with the required wagers placed, in dealing order."""
-        return sorted(seat for seat, state in self.seats.items()
-                      if all(name in state.wagers for name in self.rules.required_wagers))
+        if self._dealt_seats is not None:  # asked many times a decision: kept once dealt
+            return list(self._dealt_seats)
+        required = self.rules.required_wagers
+        seats = sorted(seat for seat, state in self.seats.items()
+                       if all(name in state.wagers for name in required))
+        if self.phase is not Phase.WAGERS:
+            self._dealt_seats = tuple(seats)
+        return seats
 
     @property
     def to_act(self) -> int | None:
@@ -332,7 +339,8 @@ class HandState:
         self.seats.setdefault(action.seat, SeatState()).colour = action.colour
 
     def _do_deal(self, action: Deal) -> None:
-        for seat in [seat for seat in self.seats if seat not in self.active_seats]:
+        active = self.active_seats
+        for seat in [seat for seat in self.seats if seat not in active]:
             del self.seats[seat]  # a bonus without the required wager does not play
         self.steps.deal(self)
         self.phase = Phase.DECISIONS

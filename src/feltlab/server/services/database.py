@@ -161,9 +161,13 @@ def _configure_sqlite(engine: Engine, writer: bool) -> None:
         cursor.execute("PRAGMA busy_timeout=60000")
         cursor.close()
 
+    begin = "BEGIN IMMEDIATE" if writer else "BEGIN"
+
     @event.listens_for(engine, "begin")
     def on_begin(connection: Any) -> None:
-        connection.exec_driver_sql("BEGIN IMMEDIATE" if writer else "BEGIN")
+        # on the driver's connection: transaction control needs none of a statement's
+        # execution context and result (a tenth of a money request's statements' cost)
+        connection.connection.dbapi_connection.execute(begin)
 
 
 def is_postgresql(engine: Engine) -> bool:

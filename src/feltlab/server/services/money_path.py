@@ -23,7 +23,7 @@ from feltlab.server import faults
 from feltlab.server.auth import Caller, token_digest
 from feltlab.server.clock import now
 from feltlab.server.errors import Conflict, DomainError, Refused
-from feltlab.server.models import AuthToken, IdempotencyKey, User, table_of
+from feltlab.server.models import AuthToken, IdempotencyKey, User, detached, table_of
 from feltlab.server.services.accounts import caller_of, check_token, record_refused_use, touch
 from feltlab.server.services.changes import notify_at_commit
 from feltlab.server.services.context import Services
@@ -73,9 +73,10 @@ def first_read(*columns: Any, joined: Callable[[Join], Join], table_id: Any,
 
 def user_of(row: Row[Any]) -> User:
     """The caller's account as the limits need it (not attached to a session)."""
-    return User(id=row.user_id, username=row.username, role=row.role,
-                excluded_until=row.excluded_until, daily_loss_limit=row.daily_loss_limit,
-                locked=row.locked)
+    return detached(User, {
+        "id": row.user_id, "username": row.username, "role": row.role,
+        "excluded_until": row.excluded_until, "daily_loss_limit": row.daily_loss_limit,
+        "locked": row.locked})
 
 
 Work = Callable[[Connection, Caller, Row[Any]], tuple[int, Any]]

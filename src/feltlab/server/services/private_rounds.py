@@ -18,8 +18,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cache
-from typing import Any, TypeVar
+from typing import Any
 
 from sqlalchemy import (
     Connection,
@@ -32,7 +31,7 @@ from sqlalchemy import (
     select,
     update,
 )
-from sqlalchemy.orm import Session, configure_mappers
+from sqlalchemy.orm import Session
 from sqlalchemy.sql.selectable import Join
 
 from feltlab.core.engine import Action, ActionError, Deal, HandState, Phase, action_to_json
@@ -47,6 +46,7 @@ from feltlab.server.models import (
     RoundSeat,
     User,
     Wallet,
+    detached,
     table_of,
 )
 from feltlab.server.services import ledger, money_path, rounds
@@ -110,8 +110,6 @@ _ROUND_MOVED = (update(_ROUNDS).where(_ROUNDS.c.id == bindparam("round_id_"))
                         completed_at=bindparam("new_completed_at"),
                         figures_pending=bindparam("new_figures_pending")))
 
-Model = TypeVar("Model", GameTable, Round, RoundSeat)
-
 SharedWork = Callable[[Session, Caller, GameTable, User], tuple[int, Any]]
 """A shared table's work in the same transaction (the ORM path, on this connection), given
 the table (locked) and the caller's account as the first read found them."""
@@ -127,24 +125,9 @@ class Wagers:
     client_seed: str
 
 
-@cache
-def _mappers_configured() -> None:
-    configure_mappers()
-
-
-def _detached(model: type[Model], values: dict[str, Any]) -> Model:
-    """A ``model`` object holding ``values``, made without the ORM's event for each
-    attribute (many times quicker, and it is made several times a request): the money
-    path reads and writes its rows in Core and never adds these objects to a session."""
-    _mappers_configured()  # an attribute reads its value once its mapper is configured
-    instance: Model = model.__mapper__.class_manager.new_instance()
-    instance.__dict__.update(values)
-    return instance
-
-
 def _table(row: Row[Any]) -> GameTable:
     """The table as the first read found it (not attached to a session)."""
-    return _detached(GameTable, {name: getattr(row, f"t_{name}") for name in _TABLE_NAMES})
+    return detached(GameTable, {name: getattr(row, f"t_{name}") for name in _TABLE_NAMES})
 
 
 def _in_session(connection: Connection, caller: Caller, row: Row[Any], shared: SharedWork
@@ -206,7 +189,7 @@ def _deal(found: Services, connection: Connection, caller: Caller, row: Row[Any]
     _run(state, [*actions, Deal()])
     moment = now()
     texts = [json.dumps(action_to_json(action)) for action in state.log]
-    record = _detached(Round, {
+    record = detached(Round, {
         "table_id": table.id, "rules_id": rules.id, "fingerprint": rules.fingerprint,
         "currency": table.currency, "server_seed": seed, "commitment": commitment(seed),
         "client_seed": placed.client_seed, "phase": state.phase.value, "created_at": moment,
@@ -214,7 +197,7 @@ def _deal(found: Services, connection: Connection, caller: Caller, row: Row[Any]
         "completed_at": moment if state.phase is Phase.COMPLETE else None,
         "figures_pending": state.phase is Phase.COMPLETE})
     record.id = connection.execute(_NEW_ROUND, _round_values(record)).scalar_one()
-    seat = _detached(RoundSeat, {
+    seat = detached(RoundSeat, {
         "round_id": record.id, "seat": 1, "user_id": caller.user_id, "staked": stake,
         "client_seed": placed.client_seed, "balance_before": None, "balance_after": None,
         "total": None})
@@ -270,8 +253,8 @@ def decide(found: Services, token: str, round_id: int, decision: dict[str, Any],
 def _loaded(connection: Connection, row: Row[Any]) -> LoadedRound:
     """The round and the caller's seat from the first read (no further read: the log is
     on the round's row; a round from before that column reads its events once)."""
-    record = _detached(Round, {name: getattr(row, f"r_{name}") for name in _ROUND_NAMES})
-    seat = _detached(RoundSeat, {name: getattr(row, f"s_{name}") for name in _SEAT_NAMES})
+    record = detached(Round, {name: getattr(row, f"r_{name}") for name in _ROUND_NAMES})
+    seat = detached(RoundSeat, {name: getattr(row, f"s_{name}") for name in _SEAT_NAMES})
     if not record.log:
         texts = connection.execute(select(_EVENTS.c.action).where(
             _EVENTS.c.round_id == record.id).order_by(_EVENTS.c.seq)).scalars().all()

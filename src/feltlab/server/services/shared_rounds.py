@@ -33,6 +33,7 @@ from feltlab.server.models import (
     RoundSeat,
     TableSeat,
     User,
+    detached,
     table_of,
 )
 from feltlab.server.services import changes, ledger, money_path, rounds
@@ -123,7 +124,7 @@ def _after_the_lock(connection: Connection, row: Row[Any], query: Any,
 def table_from_row(row: Row[Any]) -> GameTable:
     """The table as a read with :data:`TABLE_COLUMNS` found it (not attached to a
     session)."""
-    return GameTable(**{name: getattr(row, f"t_{name}") for name in _TABLE_NAMES})
+    return detached(GameTable, {name: getattr(row, f"t_{name}") for name in _TABLE_NAMES})
 
 
 @dataclass
@@ -158,8 +159,8 @@ def loaded_from_row(connection: Connection, row: Row[Any], shared: bool = True,
     """The round from the first read's row (its log on it), its seats read once, its
     state replayed; ``to_change``: refused if its rule set changed since (a read shows
     it as it was)."""
-    record = Round(**{name: getattr(row, f"r_{name}") for name in ROUND_NAMES})
-    seats = [RoundSeat(**seat._asdict()) for seat in
+    record = detached(Round, {name: getattr(row, f"r_{name}") for name in ROUND_NAMES})
+    seats = [detached(RoundSeat, seat._asdict()) for seat in
              connection.execute(_ROUND_SEATS, {"round_id": record.id})]
     if not record.log:  # a round from before the log column: its events, once
         texts = connection.execute(select(_EVENTS.c.action).where(
@@ -178,11 +179,12 @@ def _opened(connection: Connection, table: GameTable) -> LoadedRound:
     before any seat's client seed is seen."""
     rules = rounds.rules_for(table.rules_id, table.fingerprint)
     seed, moment = new_server_seed(), now()
-    record = Round(table_id=table.id, rules_id=rules.id, fingerprint=rules.fingerprint,
-                   currency=table.currency, server_seed=seed, commitment=commitment(seed),
-                   client_seed="", phase=Phase.WAGERS.value, created_at=moment,
-                   deadline=moment + timedelta(seconds=table.betting_seconds),
-                   log=EMPTY_LOG, completed_at=None, figures_pending=False)
+    record = detached(Round, {
+        "table_id": table.id, "rules_id": rules.id, "fingerprint": rules.fingerprint,
+        "currency": table.currency, "server_seed": seed, "commitment": commitment(seed),
+        "client_seed": "", "phase": Phase.WAGERS.value, "created_at": moment,
+        "deadline": moment + timedelta(seconds=table.betting_seconds), "log": EMPTY_LOG,
+        "completed_at": None, "figures_pending": False})
     record.id = connection.execute(_NEW_ROUND, [{
         name: getattr(record, name) for name in ROUND_NAMES if name != "id"}]).scalar_one()
     state = HandState(rules, cached_deck(seed, ""))
@@ -310,9 +312,10 @@ def bet(found: Services, token: str, table_id: int, placed: Wagers, request: Mon
         run_actions(HandState(loaded.rules, loaded.state.deck), [*actions, Deal()])  # a trial
         before = len(loaded.state.log)
         run_actions(loaded.state, actions)
-        seat = RoundSeat(round_id=record.id, seat=row.my_seat, user_id=caller.user_id,
-                         staked=stake, client_seed=placed.client_seed, total=None,
-                         balance_after=None)
+        seat = detached(RoundSeat, {
+            "round_id": record.id, "seat": row.my_seat, "user_id": caller.user_id,
+            "staked": stake, "client_seed": placed.client_seed, "total": None,
+            "balance_after": None})
         after = rounds.move_seat_money(connection, loaded, seat,
                                        ledger.RoundMoney(stake, 0, "wagers"))
         seat.balance_before = after + stake

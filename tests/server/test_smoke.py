@@ -56,3 +56,20 @@ def test_metrics_token_read_from_the_environment(monkeypatch: pytest.MonkeyPatch
     assert settings.trusted_proxies == ("10.0.0.1", "10.0.0.2")
     monkeypatch.delenv("FELTLAB_METRICS_TOKEN")
     assert settings_from_environment().metrics_token is None
+
+
+def test_settle_heap_hides_start_up_from_the_collector() -> None:
+    """A serve worker freezes what start-up made and collects its youngest generation
+    less often (the process's collector, put back as it was after the test)."""
+    import gc
+
+    from feltlab.server.app import YOUNG_COLLECTION_EVERY, settle_heap
+
+    threshold = gc.get_threshold()
+    try:
+        settle_heap()
+        assert gc.get_freeze_count() > 0
+        assert gc.get_threshold() == (YOUNG_COLLECTION_EVERY, *threshold[1:])
+    finally:
+        gc.unfreeze()
+        gc.set_threshold(*threshold)

@@ -355,6 +355,8 @@ def test_random_play_never_crashes_and_replays(rules_id: str, deck: list[Card],
     again = HandState.replay(rules, deck, [action_from_json(action_to_json(action))
                                            for action in state.log])
     assert vars(again) == vars(state)
+    trusted = HandState.replay(rules, deck, state.log, verified=True)  # as a server's log
+    assert vars(trusted) == vars(state)
     for seat in state.active_seats:
         settlement = state.seats[seat].settlement
         assert settlement is not None

@@ -118,6 +118,9 @@ ACTION_TYPES: dict[str, type[Action]] = {
     cls.__name__: cls for cls in (PlaceWager, ChooseColour, Deal, Fold, Raise, Play, Bet,
                                   Reveal, Settle)
 }
+_CHECK: dict[type, str] = {cls: f"_verify_{name.lower()}" for name, cls in ACTION_TYPES.items()}
+_CARRY_OUT: dict[type, str] = {cls: f"_do_{name.lower()}" for name, cls in ACTION_TYPES.items()}
+"""Each action type's methods, by name (looked up a few hundred times a round)."""
 
 
 def action_to_json(action: Action) -> dict[str, object]:
@@ -193,11 +196,11 @@ class HandState:
 
     def verify(self, action: Action) -> None:
         """Raise :class:`ActionError` naming the broken rule unless ``action`` is allowed."""
-        if not isinstance(action, tuple(ACTION_TYPES.values())):
+        check = _CHECK.get(type(action))
+        if check is None:
             raise ActionError(f"not an action: {action!r}")
-        checker = getattr(self, f"_verify_{type(action).__name__.lower()}")
         try:
-            checker(action)
+            getattr(self, check)(action)
         except (WagerError, CardError) as error:
             raise ActionError(str(error)) from error
 
@@ -211,15 +214,25 @@ class HandState:
     def apply(self, action: Action) -> None:
         """Verify ``action`` and carry it out; on refusal nothing changes."""
         self.verify(action)
-        getattr(self, f"_do_{type(action).__name__.lower()}")(action)
+        self._carry_out(action)
+
+    def _carry_out(self, action: Action) -> None:
+        getattr(self, _CARRY_OUT[type(action)])(action)
         self.log.append(action)
 
     @classmethod
-    def replay(cls, rules: Rules, deck: Sequence[Card], actions: Iterable[Action]) -> HandState:
-        """Rebuild a round from its rule set, deck and action log."""
+    def replay(cls, rules: Rules, deck: Sequence[Card], actions: Iterable[Action], *,
+               verified: bool = False) -> HandState:
+        """Rebuild a round from its rule set, deck and action log. ``verified``: the log
+        is one this engine verified action by action as it was made (a server's stored
+        round, its rule set's fingerprint checked), so it is carried out without checking
+        each action again; a log from elsewhere is checked."""
         state = cls(rules, deck)
         for action in actions:
-            state.apply(action)
+            if verified:
+                state._carry_out(action)
+            else:
+                state.apply(action)
         return state
 
     # --- who acts -----------------------------------------------------------------------
@@ -227,14 +240,11 @@ class HandState:
     @property
     def active_seats(self) -> list[int]:
         """Seats with the required wagers placed, in dealing order."""
-        if self._dealt_seats is not None:  # asked many times a decision: kept once dealt
+        if self._dealt_seats is not None:  # asked many times a decision: kept at the deal
             return list(self._dealt_seats)
         required = self.rules.required_wagers
-        seats = sorted(seat for seat, state in self.seats.items()
-                       if all(name in state.wagers for name in required))
-        if self.phase is not Phase.WAGERS:
-            self._dealt_seats = tuple(seats)
-        return seats
+        return sorted(seat for seat, state in self.seats.items()
+                      if all(name in state.wagers for name in required))
 
     @property
     def to_act(self) -> int | None:
@@ -342,6 +352,7 @@ class HandState:
         active = self.active_seats
         for seat in [seat for seat in self.seats if seat not in active]:
             del self.seats[seat]  # a bonus without the required wager does not play
+        self._dealt_seats = tuple(active)
         self.steps.deal(self)
         self.phase = Phase.DECISIONS
         self.after_decision()

@@ -44,7 +44,8 @@ from feltlab.server.services.database import database_reachable
 from feltlab.server.services.reports import read_alert_counts
 from feltlab.server.timers import Ticker
 
-ROUTERS = (accounts.router, tables.router, rounds.router, admin.router, live_ws.router,
+# the money requests' routers first: routes are tried in order, and they are most requests
+ROUTERS = (rounds.router, tables.router, accounts.router, admin.router, live_ws.router,
            rules_routes.router, rulecards.router, trainers.router, solver.router,
            reports.router, console.router, designer.router, rulesets_routes.router)
 

@@ -21,6 +21,23 @@ from feltlab.server.services.idempotency import encode
 router = APIRouter(prefix="/api/v1", tags=["tables"], route_class=StrictJSONRoute)
 
 
+# the money route first: a router tries its routes in order, and bets are most of them
+@router.post("/tables/{table_id}/rounds", status_code=201, response_model=RoundView,
+             responses=refusals(404, 409))
+async def start_round(table_id: RowId, body: RoundRequest, token: TokenDep,
+                      found: ServicesDep, request: Request) -> EncodedJSON:
+    """Bet: a practice table deals at once; a shared table takes the wagers into its open
+    betting window. The wagers are debited here, and the caller's token is read in the
+    bet's own transaction."""
+    try:
+        client_seed = check_client_seed(body.client_seed or "")
+    except FairnessError as error:
+        raise Refused(str(error)) from None
+    placed = play.Wagers(body.wagers, body.colour, client_seed)
+    return await in_writer_thread(found, play.bet, found, token, table_id, placed,
+                                  money_request(request, body.model_dump()))
+
+
 @router.post("/tables", status_code=201, response_model=Table,
              response_model_exclude_unset=True, responses=refusals(404, 409))
 def create_table(body: TableRequest, caller: CallerDep, found: ServicesDep) -> dict[str, Any]:
@@ -53,19 +70,3 @@ def take_seat(table_id: RowId, body: SeatRequest, caller: CallerDep,
 def leave_seat(table_id: RowId, caller: CallerDep, found: ServicesDep) -> dict[str, Any]:
     """Leave the caller's seat at a shared table."""
     return seats.leave(found, caller, table_id)
-
-
-@router.post("/tables/{table_id}/rounds", status_code=201, response_model=RoundView,
-             responses=refusals(404, 409))
-async def start_round(table_id: RowId, body: RoundRequest, token: TokenDep,
-                      found: ServicesDep, request: Request) -> EncodedJSON:
-    """Bet: a practice table deals at once; a shared table takes the wagers into its open
-    betting window. The wagers are debited here, and the caller's token is read in the
-    bet's own transaction."""
-    try:
-        client_seed = check_client_seed(body.client_seed or "")
-    except FairnessError as error:
-        raise Refused(str(error)) from None
-    placed = play.Wagers(body.wagers, body.colour, client_seed)
-    return await in_writer_thread(found, play.bet, found, token, table_id, placed,
-                                  money_request(request, body.model_dump()))

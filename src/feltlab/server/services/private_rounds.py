@@ -262,7 +262,7 @@ def _loaded(connection: Connection, row: Row[Any]) -> LoadedRound:
     actions = actions_of(record.log)
     rules = rounds.rules_for(record.rules_id, record.fingerprint)
     state = HandState.replay(rules, cached_deck(record.server_seed, record.client_seed),
-                             actions)
+                             actions, verified=True)  # the rule set's fingerprint checked
     return LoadedRound(record, [seat], rules, state, len(actions))
 
 

@@ -170,7 +170,7 @@ def loaded_from_row(connection: Connection, row: Row[Any], shared: bool = True,
     rules = (rounds.rules_for(record.rules_id, record.fingerprint) if to_change
              else load_rules(record.rules_id))
     state = HandState.replay(rules, cached_deck(record.server_seed, record.client_seed),
-                             actions)
+                             actions, verified=rules.fingerprint == record.fingerprint)
     return LoadedRound(record, seats, rules, state, len(actions), shared=shared)
 
 

@@ -12,12 +12,25 @@ all.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 from typing import Final
 
-from sqlalchemy import Connection, and_, bindparam, case, func, insert, or_, select, update
+from sqlalchemy import (
+    Connection,
+    Update,
+    and_,
+    bindparam,
+    case,
+    func,
+    insert,
+    or_,
+    select,
+    update,
+)
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 from sqlalchemy.orm.attributes import set_committed_value
+from sqlalchemy.sql.elements import BindParameter
 
 from feltlab.server.clock import now
 from feltlab.server.errors import Conflict, NotFound
@@ -277,6 +290,82 @@ def move_round_money(connection: Connection, user_id: int, currency: str, house_
                      "balance_after": player_after}]
     connection.execute(_NEW_ENTRIES, entries)
     return int(player_after)
+
+
+@dataclass(frozen=True)
+class Payout:
+    """What the house pays one seat of a settled round (the stakes back plus the net
+    result; 0 when the seat lost them all), and its memo."""
+
+    user_id: int
+    amount: int
+    memo: str
+
+
+@cache
+def _payouts(seats: int) -> Update:
+    """The house's wallet gives the payouts' sum and each of ``seats`` players' wallets
+    takes its own, in one statement (a player paid 0 is only read)."""
+    names: list[BindParameter[str]] = [bindparam(f"name_{index}") for index in range(seats)]
+    player_delta = case(*((_WALLETS.c.name == name, bindparam(f"amount_{index}"))
+                          for index, name in enumerate(names)), else_=0)
+    return (update(_WALLETS)
+            .where(or_(_WALLETS.c.id == bindparam("house_id"), _WALLETS.c.name.in_(names)))
+            .values(balance=_WALLETS.c.balance + case(
+                (_WALLETS.c.house, bindparam("house_delta")), else_=player_delta))
+            .returning(_WALLETS.c.id, _WALLETS.c.name, _WALLETS.c.house,
+                       _WALLETS.c.balance))
+
+
+_SETTLEMENTS = insert(_TRANSACTIONS).returning(_TRANSACTIONS.c.id, _TRANSACTIONS.c.memo)
+"""The payments' transactions in one statement; the rows come back in any order, told
+apart by their memos (a seat's each)."""
+
+
+def pay_out(connection: Connection, currency: str, house_id: int, round_id: int,
+            payouts: list[Payout]) -> dict[int, int]:
+    """Pay every seat of a settled round at once, in the order given, each payment a
+    balanced ledger transaction; answers each player's balance afterwards. Three
+    statements whatever the number of seats (one when nobody is paid)."""
+    names = {wallet_name(payout.user_id, currency): payout for payout in payouts}
+    memos = {f"{payout.memo}: settlement" for payout in payouts}
+    if len(names) != len(payouts) or len(memos) != len(payouts):
+        raise ValueError(f"round {round_id}: a player is paid twice, or two payouts have "
+                         "one memo")
+    if any(payout.amount < 0 for payout in payouts):
+        raise ValueError(f"round {round_id}: a payout is below 0")
+    total = sum(payout.amount for payout in payouts)
+    params: dict[str, object] = {"house_id": house_id, "house_delta": -total}
+    for index, (name, payout) in enumerate(names.items()):
+        params[f"name_{index}"], params[f"amount_{index}"] = name, payout.amount
+    wallets: dict[str, tuple[int, int]] = {}
+    house_after = None
+    for wallet_id, name, house, after in connection.execute(_payouts(len(names)), params):
+        if house:
+            house_after = after
+        else:
+            wallets[name] = (wallet_id, after)
+    if house_after is None or len(wallets) != len(names):
+        raise RuntimeError(f"round {round_id}: a wallet to pay out is missing")
+    paid = [(name, payout) for name, payout in names.items() if payout.amount]
+    if paid:
+        moment = now()
+        settled = [f"{payout.memo}: settlement" for _, payout in paid]
+        ids = dict((memo, transaction_id) for transaction_id, memo in connection.execute(
+            _SETTLEMENTS, [{"kind": "settle", "round_id": round_id, "memo": memo,
+                            "created_at": moment} for memo in settled]))
+        house_balance = house_after + total  # as it was before: paid one by one
+        entries = []
+        for memo, (name, payout) in zip(settled, paid, strict=True):
+            transaction_id = ids[memo]
+            house_balance -= payout.amount
+            player_id, player_after = wallets[name]
+            entries += [{"transaction_id": transaction_id, "wallet_id": house_id,
+                         "amount": -payout.amount, "balance_after": house_balance},
+                        {"transaction_id": transaction_id, "wallet_id": player_id,
+                         "amount": payout.amount, "balance_after": player_after}]
+        connection.execute(_NEW_ENTRIES, entries)
+    return {names[name].user_id: after for name, (_, after) in wallets.items()}
 
 
 def reset_practice(session: Session, user_id: int) -> int:

@@ -88,6 +88,25 @@ def move_seat_money(connection: Connection, loaded: LoadedRound, seat: RoundSeat
     return after
 
 
+def pay_seats(connection: Connection, loaded: LoadedRound, seats: list[RoundSeat]
+              ) -> None:
+    """Pay out ``seats`` of the settled round at once, in the order given (their net
+    results set on them), with the house's wallet for the round's table; each seat's
+    balance afterwards is set on it."""
+    record = loaded.record
+    house = ledger.house_wallet_id(connection, ledger.house_name(
+        record.currency, ledger.house_shard(record.table_id)))
+    payouts = []
+    for seat in seats:
+        if seat.total is None:
+            raise RuntimeError(f"round {record.id} seat {seat.seat} is not settled")
+        payouts.append(ledger.Payout(seat.user_id, seat.staked + seat.total,
+                                     f"round {record.id} seat {seat.seat}"))
+    after = ledger.pay_out(connection, record.currency, house, record.id, payouts)
+    for seat in seats:
+        seat.balance_after = after[seat.user_id]
+
+
 def check_stake_on(connection: Connection, user: User, table_id: int, currency: str,
                    stake: int) -> None:
     """The player's limits on a stake (:mod:`feltlab.server.services.limits`): at practice,

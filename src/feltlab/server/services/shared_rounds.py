@@ -206,12 +206,11 @@ def _advance(connection: Connection, table: GameTable, loaded: LoadedRound) -> N
         record.deadline = None
     if state.phase is not Phase.COMPLETE:
         return
-    for seat in sorted(loaded.seats, key=lambda item: item.user_id):
+    for seat in loaded.seats:
         settlement = state.seats[seat.seat].settlement
         assert settlement is not None
         seat.total = settlement.total
-        seat.balance_after = rounds.move_seat_money(
-            connection, loaded, seat, ledger.RoundMoney(0, seat.staked + settlement.total))
+    rounds.pay_seats(connection, loaded, sorted(loaded.seats, key=lambda item: item.user_id))
     record.completed_at = now()
 
 

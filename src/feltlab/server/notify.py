@@ -87,12 +87,18 @@ class Peers:
             self._listed_at = moment
         return self._known
 
-    def send(self, table_id: int, wire: str | None = None) -> None:
-        """Tell every other worker, with the table's new state ``wire`` if given; a socket
-        whose worker died is removed."""
-        payload = with_state(str(table_id), wire, DATAGRAM_BYTES).encode()
+    def send(self, table_id: int, wire: Callable[[], str] | None = None) -> None:
+        """Tell every other worker, with the table's new state as ``wire()`` encodes it
+        (only when there is another worker to tell); a socket whose worker died is
+        removed."""
         with self._send_lock:
-            for peer in self._others():
+            others = self._others()
+        if not others:
+            return
+        payload = with_state(str(table_id), None if wire is None else wire(),
+                             DATAGRAM_BYTES).encode()
+        with self._send_lock:
+            for peer in others:
                 try:
                     self._sender.sendto(payload, str(peer))
                 except (ConnectionRefusedError, FileNotFoundError):
@@ -160,7 +166,7 @@ class Announcer:
             return
         if not self.postgresql:
             if self.peers is not None:
-                self.peers.send(table_id, None if wire is None else wire())
+                self.peers.send(table_id, wire)
             return
         try:
             changes.notify(self.engine, with_state(f"{table_id}:{self.origin}",

@@ -195,8 +195,8 @@ def _opened(connection: Connection, table: GameTable) -> LoadedRound:
 
 def _advance(connection: Connection, table: GameTable, loaded: LoadedRound) -> None:
     """Run the dealer's part up to the next decision or the end, set the decision timer,
-    and pay every seat out when the round is complete (in user id order, as every path
-    locks players' wallets)."""
+    and pay every seat out at once when the round is complete (the payments in user id
+    order)."""
     run_actions(loaded.state, [])
     state, record = loaded.state, loaded.record
     record.phase = state.phase.value

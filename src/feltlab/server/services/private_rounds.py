@@ -34,10 +34,10 @@ from sqlalchemy import (
 from sqlalchemy.orm import Session
 from sqlalchemy.sql.selectable import Join
 
-from feltlab.core.engine import Action, ActionError, Deal, HandState, Phase, action_to_json
+from feltlab.core.engine import Deal, HandState, Phase, action_to_json
 from feltlab.server.auth import Caller
 from feltlab.server.clock import now
-from feltlab.server.errors import Conflict, Refused, not_found
+from feltlab.server.errors import Conflict, not_found
 from feltlab.server.fairness import commitment, new_server_seed, next_seed
 from feltlab.server.models import (
     GameTable,
@@ -52,7 +52,6 @@ from feltlab.server.models import (
 from feltlab.server.services import ledger, money_path, rounds
 from feltlab.server.services.context import Services
 from feltlab.server.services.idempotency import Answer, MoneyRequest
-from feltlab.server.services.limits import check_stake, refuse_if_barred
 from feltlab.server.services.round_log import (
     EMPTY_LOG,
     LoadedRound,
@@ -180,13 +179,14 @@ def _deal(found: Services, connection: Connection, caller: Caller, row: Row[Any]
     rules = rounds.rules_for(table.rules_id, table.fingerprint)
     actions = rounds.wager_actions(rules, 1, placed.wagers, placed.colour)
     stake = sum(amount for amount in placed.wagers.values() if amount)
-    _check_stake(connection, row, table.id, table.currency, stake)
+    rounds.check_stake_on(connection, money_path.user_of(row), table.id, table.currency,
+                          stake)
     # the seed whose commitment the table showed before the bet (a table from before
     # seed keys has none to show: a fresh seed, committed to at the deal)
     seed = (next_seed(table.seed_key, row.last_seed) if table.seed_key
             else new_server_seed())
     state = HandState(rules, cached_deck(seed, placed.client_seed))  # kept for the decisions
-    _run(state, [*actions, Deal()])
+    rounds.run_actions(state, [*actions, Deal()])
     moment = now()
     texts = [json.dumps(action_to_json(action)) for action in state.log]
     record = detached(Round, {
@@ -271,9 +271,10 @@ def _decide(found: Services, connection: Connection, row: Row[Any], loaded: Load
     seat, action, stake = rounds.checked_decision(loaded, caller.user_id, decision)
     record = loaded.record
     if stake:
-        _check_stake(connection, row, record.table_id, record.currency, stake)
+        rounds.check_stake_on(connection, money_path.user_of(row), record.table_id,
+                              record.currency, stake)
     before = len(loaded.state.log)
-    _run(loaded.state, [action])
+    rounds.run_actions(loaded.state, [action])
     seat.staked += stake
     state = loaded.state
     texts = [json.dumps(action_to_json(item)) for item in state.log[before:]]
@@ -303,32 +304,6 @@ def _decide(found: Services, connection: Connection, row: Row[Any], loaded: Load
 
 
 # --- the steps both share --------------------------------------------------------------------
-
-def _check_stake(connection: Connection, row: Row[Any], table_id: int, currency: str,
-                 stake: int) -> None:
-    """The player's limits on a stake (:mod:`feltlab.server.services.limits`): at practice,
-    the account's bar from the first read (no query); at cash, the player's wallet locked
-    first, as on the shared path, then the daily loss limit's one query, so that stakes
-    made at once at other tables are counted one after another."""
-    if currency != "cash":
-        refuse_if_barred(bool(row.locked), row.excluded_until, now())
-        return
-    session = Session(bind=connection)
-    ledger.balance(session, row.user_id, currency, lock=True,
-                   shard=ledger.house_shard(table_id))
-    check_stake(session, row.user_id, currency, stake)
-
-
-def _run(state: HandState, actions: list[Action]) -> None:
-    """Apply ``actions``, then the dealer's part up to the next decision or the end."""
-    try:
-        for action in actions:
-            state.apply(action)
-        while (step := rounds.dealer_step(state)) is not None:
-            state.apply(step)
-    except ActionError as error:
-        raise Refused(str(error)) from None
-
 
 def _settle(loaded: LoadedRound) -> int:
     """Settlement, in one place: when the round is complete, each seat's net result is

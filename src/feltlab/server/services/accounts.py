@@ -91,17 +91,6 @@ _TOKEN_USED = (update(_TOKENS).where(_TOKENS.c.id == bindparam("token_id"))
                .values(last_used_at=bindparam("moment")))
 
 
-def authenticate(session: Session, token: str, settings: AuthSettings) -> Caller:
-    """The caller a token belongs to; an unknown, revoked or idle token is refused.
-    Only reads: when ``stale``, the caller's :func:`touch` records the use."""
-    row = session.connection().execute(_TOKEN_OWNER, {"digest": token_digest(token)}
-                                       ).one_or_none()
-    if row is None:
-        raise Unauthorized("sign in first: the token is missing or unknown")
-    token_id, revoked, last_used_at, user_id, username, role = row
-    return caller_of(token_id, revoked, last_used_at, user_id, username, role, settings)
-
-
 def caller_of(token_id: int, revoked: bool, last_used_at: datetime, user_id: int,
               username: str, role: str, settings: AuthSettings) -> Caller:
     """The caller a token row names; a revoked or idle token is refused (the one place
@@ -116,7 +105,8 @@ def caller_of(token_id: int, revoked: bool, last_used_at: datetime, user_id: int
 
 
 def check_token(connection: Connection, token: str, settings: AuthSettings) -> Caller:
-    """:func:`authenticate` on a Core connection (the money path's refusals)."""
+    """The caller a token belongs to; an unknown, revoked or idle token is refused.
+    Only reads: when ``stale``, the caller's :func:`touch` records the use."""
     row = connection.execute(_TOKEN_OWNER, {"digest": token_digest(token)}).one_or_none()
     if row is None:
         raise Unauthorized("sign in first: the token is missing or unknown")
@@ -126,8 +116,8 @@ def check_token(connection: Connection, token: str, settings: AuthSettings) -> C
 def authenticated(found: Services, token: str, record_use: bool = True) -> Caller:
     """The caller of ``token``; with ``record_use``, a stale use is written down at once
     (a money request writes it in its own transaction instead)."""
-    with found.read() as session:
-        caller = authenticate(session, token, found.auth)
+    with found.read_connection() as connection:  # no ORM session: it costs more than this
+        caller = check_token(connection, token, found.auth)
     if caller.stale and record_use:
         with found.transaction() as session:
             touch(session, caller)

@@ -38,7 +38,7 @@ from feltlab.server.errors import Conflict, Refused, not_found
 from feltlab.server.fairness import (
     combine_client_seeds,
 )
-from feltlab.server.models import RoundSeat, User
+from feltlab.server.models import Round, RoundSeat, User
 from feltlab.server.services import ledger
 from feltlab.server.services.limits import check_stake, refuse_if_barred
 from feltlab.server.services.round_log import LoadedRound, cached_deck
@@ -69,6 +69,13 @@ def wager_actions(rules: Rules, seat: int, wagers: dict[str, int], colour: str |
     return actions
 
 
+def _house_wallet(connection: Connection, record: Round) -> int:
+    """The id of the house's wallet that takes the other side of the round's money (its
+    currency's, for the round's table's shard)."""
+    return ledger.house_wallet_id(connection, ledger.house_name(
+        record.currency, ledger.house_shard(record.table_id)))
+
+
 def move_seat_money(connection: Connection, loaded: LoadedRound, seat: RoundSeat,
                     money: ledger.RoundMoney) -> int:
     """Move a seat's stake and payout with the house's wallet for the round's table (see
@@ -77,8 +84,7 @@ def move_seat_money(connection: Connection, loaded: LoadedRound, seat: RoundSeat
     record = loaded.record
     if not money.stake and not money.payout:
         return ledger.player_balance(connection, seat.user_id, record.currency)
-    house = ledger.house_wallet_id(connection, ledger.house_name(
-        record.currency, ledger.house_shard(record.table_id)))
+    house = _house_wallet(connection, record)
     after = ledger.move_round_money(connection, seat.user_id, record.currency, house, money,
                                     record.id, f"round {record.id} seat {seat.seat}")
     if after is None:
@@ -94,8 +100,7 @@ def pay_seats(connection: Connection, loaded: LoadedRound, seats: list[RoundSeat
     results set on them), with the house's wallet for the round's table; each seat's
     balance afterwards is set on it."""
     record = loaded.record
-    house = ledger.house_wallet_id(connection, ledger.house_name(
-        record.currency, ledger.house_shard(record.table_id)))
+    house = _house_wallet(connection, record)
     payouts = []
     for seat in seats:
         if seat.total is None:

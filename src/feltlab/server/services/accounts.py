@@ -32,6 +32,7 @@ from feltlab.server.services.limits import (
     loss_today,
     pending_limit,
 )
+from feltlab.server.services.statements import Prepared
 
 # --- registration and logins ---------------------------------------------------------------
 
@@ -87,8 +88,8 @@ _TOKEN_OWNER = (select(_TOKENS.c.id, _TOKENS.c.revoked, _TOKENS.c.last_used_at, 
                 .where(_TOKENS.c.token_hash == bindparam("digest")))
 """Built once, in Core: every request reads its token this way; building a statement, or
 running it through the ORM, costs more CPU than the query itself."""
-_TOKEN_USED = (update(_TOKENS).where(_TOKENS.c.id == bindparam("token_id"))
-               .values(last_used_at=bindparam("moment")))
+_TOKEN_USED = Prepared(update(_TOKENS).where(_TOKENS.c.id == bindparam("token_id"))
+                       .values(last_used_at=bindparam("moment")))
 
 
 def caller_of(token_id: int, revoked: bool, last_used_at: datetime, user_id: int,
@@ -127,7 +128,7 @@ def authenticated(found: Services, token: str, record_use: bool = True) -> Calle
 def touch(session: Session | Connection, caller: Caller) -> None:
     """Record that the token was used now (its idle time starts again)."""
     connection = session.connection() if isinstance(session, Session) else session
-    connection.execute(_TOKEN_USED, {"token_id": caller.token_id, "moment": now()})
+    _TOKEN_USED.run(connection, {"token_id": caller.token_id, "moment": now()})
 
 
 def record_refused_use(found: Services, caller: Caller) -> None:

@@ -17,7 +17,6 @@ from typing import Final
 
 from sqlalchemy import (
     Connection,
-    Update,
     and_,
     bindparam,
     case,
@@ -35,6 +34,7 @@ from sqlalchemy.sql.elements import BindParameter
 from feltlab.server.clock import now
 from feltlab.server.errors import Conflict, NotFound
 from feltlab.server.models import LedgerEntry, LedgerTransaction, Wallet, table_of
+from feltlab.server.services.statements import Prepared
 
 CURRENCIES: Final = ("practice", "cash")
 PRACTICE_START: Final = 1000
@@ -133,8 +133,8 @@ _NEW_TRANSACTION = insert(table_of(LedgerTransaction)).returning(
 _SET_BALANCE = (update(table_of(Wallet)).where(table_of(Wallet).c.id == bindparam("wallet_id"))
                 .values(balance=bindparam("new_balance")))
 _NEW_ENTRY = insert(table_of(LedgerEntry))
-_NEW_ENTRIES = _NEW_ENTRY.returning(table_of(LedgerEntry).c.id)
-"""Several entries in one statement (RETURNING makes an executemany one INSERT)."""
+_NEW_ENTRIES = Prepared(_NEW_ENTRY)
+"""Several entries in one statement."""
 
 
 def transfer(session: Session, source: str, destination: str, amount: int, kind: str,
@@ -192,8 +192,8 @@ def pay(session: Session, user_id: int, currency: str, amount: int, round_id: in
 # --- a round's money in Core (the private tables' path) -----------------------------------
 
 _WALLETS, _TRANSACTIONS = table_of(Wallet), table_of(LedgerTransaction)
-_WALLET_ID = select(_WALLETS.c.id).where(_WALLETS.c.name == bindparam("name"))
-_ROUND_MONEY = (
+_WALLET_ID = Prepared(select(_WALLETS.c.id).where(_WALLETS.c.name == bindparam("name")))
+_ROUND_MONEY = Prepared(
     update(_WALLETS)
     .where(or_(_WALLETS.c.id == bindparam("house_id"),
                and_(_WALLETS.c.name == bindparam("player"),
@@ -203,9 +203,10 @@ _ROUND_MONEY = (
     .returning(_WALLETS.c.id, _WALLETS.c.house, _WALLETS.c.balance))
 """A stake and a payout between a player and the house in one guarded statement: the
 player's row is changed only if it holds the stake, so no balance is read first."""
-_NEW_TRANSACTIONS = insert(_TRANSACTIONS).returning(_TRANSACTIONS.c.id, _TRANSACTIONS.c.kind)
-"""Several rows in one statement from one compiled form (an executemany with RETURNING;
-the rows come back in any order, told apart by their kind)."""
+_NEW_TRANSACTIONS = Prepared(insert(_TRANSACTIONS).returning(_TRANSACTIONS.c.id,
+                                                             _TRANSACTIONS.c.kind))
+"""Several rows in one statement (the rows come back in any order, told apart by their
+kind)."""
 
 
 _HOUSE_IDS: dict[tuple[str, str], int] = {}
@@ -219,7 +220,7 @@ def house_wallet_id(connection: Connection, name: str) -> int:
     found = _HOUSE_IDS.get(key)
     if found is not None:
         return found
-    wallet_id = connection.execute(_WALLET_ID, {"name": name}).scalar()
+    wallet_id = _WALLET_ID.scalar(connection, {"name": name})
     if wallet_id is not None:  # committed: kept
         _HOUSE_IDS[key] = wallet_id
         return int(wallet_id)
@@ -227,17 +228,17 @@ def house_wallet_id(connection: Connection, name: str) -> int:
     connection.execute(module.insert(_WALLETS).values(
         name=name, user_id=None, currency=name.split(":")[1], house=True, balance=0
     ).on_conflict_do_nothing(index_elements=["name"]))
-    return int(connection.execute(_WALLET_ID, {"name": name}).scalar_one())  # not kept:
+    return int(_WALLET_ID.scalar(connection, {"name": name}))  # not kept:
     # this transaction may yet roll back
 
 
-_PLAYER_BALANCE = select(_WALLETS.c.balance).where(_WALLETS.c.name == bindparam("name"))
+_PLAYER_BALANCE = Prepared(select(_WALLETS.c.balance).where(
+    _WALLETS.c.name == bindparam("name")))
 
 
 def player_balance(connection: Connection, user_id: int, currency: str) -> int:
     """A player's balance, read in Core (no wallet object, no lock)."""
-    return int(connection.execute(_PLAYER_BALANCE, {"name": wallet_name(user_id, currency)}
-                                  ).scalar_one())
+    return int(_PLAYER_BALANCE.scalar(connection, {"name": wallet_name(user_id, currency)}))
 
 
 @dataclass(frozen=True)
@@ -261,9 +262,9 @@ def move_round_money(connection: Connection, user_id: int, currency: str, house_
     stake, payout = money.stake, money.payout
     if not stake and not payout:
         return None
-    rows = connection.execute(_ROUND_MONEY, {
+    rows = _ROUND_MONEY.run(connection, {
         "house_id": house_id, "player": wallet_name(user_id, currency), "debit": stake,
-        "house_delta": stake - payout, "player_delta": payout - stake}).all()
+        "house_delta": stake - payout, "player_delta": payout - stake})
     wallets = {bool(house): (wallet_id, balance) for wallet_id, house, balance in rows}
     if False not in wallets:
         return None
@@ -276,7 +277,7 @@ def move_round_money(connection: Connection, user_id: int, currency: str, house_
         kinds.append({"kind": "settle", "round_id": round_id, "memo": f"{memo}: settlement",
                       "created_at": moment})
     ids = dict((kind, record_id) for record_id, kind in
-               connection.execute(_NEW_TRANSACTIONS, kinds))
+               _NEW_TRANSACTIONS.run_rows(connection, kinds))
     entries = []
     if stake:
         entries += [{"transaction_id": ids["stake"], "wallet_id": player, "amount": -stake,
@@ -288,7 +289,7 @@ def move_round_money(connection: Connection, user_id: int, currency: str, house_
                      "balance_after": house_after},
                     {"transaction_id": ids["settle"], "wallet_id": player, "amount": payout,
                      "balance_after": player_after}]
-    connection.execute(_NEW_ENTRIES, entries)
+    _NEW_ENTRIES.run_rows(connection, entries)
     return int(player_after)
 
 
@@ -303,21 +304,22 @@ class Payout:
 
 
 @cache
-def _payouts(seats: int) -> Update:
+def _payouts(seats: int) -> Prepared:
     """The house's wallet gives the payouts' sum and each of ``seats`` players' wallets
     takes its own, in one statement (a player paid 0 is only read)."""
     names: list[BindParameter[str]] = [bindparam(f"name_{index}") for index in range(seats)]
     player_delta = case(*((_WALLETS.c.name == name, bindparam(f"amount_{index}"))
                           for index, name in enumerate(names)), else_=0)
-    return (update(_WALLETS)
-            .where(or_(_WALLETS.c.id == bindparam("house_id"), _WALLETS.c.name.in_(names)))
-            .values(balance=_WALLETS.c.balance + case(
-                (_WALLETS.c.house, bindparam("house_delta")), else_=player_delta))
-            .returning(_WALLETS.c.id, _WALLETS.c.name, _WALLETS.c.house,
-                       _WALLETS.c.balance))
+    return Prepared(
+        update(_WALLETS)
+        .where(or_(_WALLETS.c.id == bindparam("house_id"), _WALLETS.c.name.in_(names)))
+        .values(balance=_WALLETS.c.balance + case(
+            (_WALLETS.c.house, bindparam("house_delta")), else_=player_delta))
+        .returning(_WALLETS.c.id, _WALLETS.c.name, _WALLETS.c.house, _WALLETS.c.balance))
 
 
-_SETTLEMENTS = insert(_TRANSACTIONS).returning(_TRANSACTIONS.c.id, _TRANSACTIONS.c.memo)
+_SETTLEMENTS = Prepared(insert(_TRANSACTIONS).returning(_TRANSACTIONS.c.id,
+                                                        _TRANSACTIONS.c.memo))
 """The payments' transactions in one statement; the rows come back in any order, told
 apart by their memos (a seat's each)."""
 
@@ -340,7 +342,7 @@ def pay_out(connection: Connection, currency: str, house_id: int, round_id: int,
         params[f"name_{index}"], params[f"amount_{index}"] = name, payout.amount
     wallets: dict[str, tuple[int, int]] = {}
     house_after = None
-    for wallet_id, name, house, after in connection.execute(_payouts(len(names)), params):
+    for wallet_id, name, house, after in _payouts(len(names)).run(connection, params):
         if house:
             house_after = after
         else:
@@ -351,9 +353,9 @@ def pay_out(connection: Connection, currency: str, house_id: int, round_id: int,
     if paid:
         moment = now()
         settled = [f"{payout.memo}: settlement" for _, payout in paid]
-        ids = dict((memo, transaction_id) for transaction_id, memo in connection.execute(
-            _SETTLEMENTS, [{"kind": "settle", "round_id": round_id, "memo": memo,
-                            "created_at": moment} for memo in settled]))
+        ids = dict((memo, transaction_id) for transaction_id, memo in _SETTLEMENTS.run_rows(
+            connection, [{"kind": "settle", "round_id": round_id, "memo": memo,
+                          "created_at": moment} for memo in settled]))
         house_balance = house_after + total  # as it was before: paid one by one
         entries = []
         for memo, (name, payout) in zip(settled, paid, strict=True):
@@ -364,7 +366,7 @@ def pay_out(connection: Connection, currency: str, house_id: int, round_id: int,
                          "amount": -payout.amount, "balance_after": house_balance},
                         {"transaction_id": transaction_id, "wallet_id": player_id,
                          "amount": payout.amount, "balance_after": player_after}]
-        connection.execute(_NEW_ENTRIES, entries)
+        _NEW_ENTRIES.run_rows(connection, entries)
     return {names[name].user_id: after for name, (_, after) in wallets.items()}
 
 

@@ -13,10 +13,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, Row, and_, bindparam, select
+from sqlalchemy import Connection, and_, bindparam, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
-from sqlalchemy.sql import Select
 from sqlalchemy.sql.selectable import Join
 
 from feltlab.server import faults
@@ -35,6 +34,7 @@ from feltlab.server.services.idempotency import (
     retryable,
     stored_answer,
 )
+from feltlab.server.services.statements import Prepared
 
 _TOKENS, _USERS, _KEYS = table_of(AuthToken), table_of(User), table_of(IdempotencyKey)
 CALLER_COLUMNS = (_TOKENS.c.id, _TOKENS.c.revoked, _TOKENS.c.last_used_at,
@@ -56,8 +56,8 @@ class FirstRead:
     """A money request's first statement, as run on each database: on PostgreSQL it
     also NOTIFYs the other workers of the table's change, delivered at the commit."""
 
-    sqlite: Select[Any]
-    postgresql: Select[Any]
+    sqlite: Prepared
+    postgresql: Prepared
 
 
 def first_read(*columns: Any, joined: Callable[[Join], Join], table_id: Any,
@@ -67,11 +67,11 @@ def first_read(*columns: Any, joined: Callable[[Join], Join], table_id: Any,
     locked for the transaction; ``table_id`` the changed table's id column)."""
     plain = (select(*CALLER_COLUMNS, *columns).select_from(joined(callers()))
              .where(_TOKENS.c.token_hash == bindparam("digest")))
-    return FirstRead(plain.with_for_update(of=locked),
-                     plain.add_columns(notify_at_commit(table_id)).with_for_update(of=locked))
+    return FirstRead(Prepared(plain.with_for_update(of=locked)), Prepared(
+        plain.add_columns(notify_at_commit(table_id)).with_for_update(of=locked)))
 
 
-def user_of(row: Row[Any]) -> User:
+def user_of(row: Any) -> User:
     """The caller's account as the limits need it (not attached to a session)."""
     return detached(User, {
         "id": row.user_id, "username": row.username, "role": row.role,
@@ -79,11 +79,12 @@ def user_of(row: Row[Any]) -> User:
         "locked": row.locked})
 
 
-Work = Callable[[Connection, Caller, Row[Any]], tuple[int, Any]]
-"""A money request's work on its first row: the status and the JSON-ready answer."""
+Work = Callable[[Connection, Caller, Any], tuple[int, Any]]
+"""A money request's work on its first row (a named tuple): the status and the
+JSON-ready answer."""
 
-_STORE = {name: module.insert(_KEYS).on_conflict_do_nothing(
-    index_elements=["user_id", "key"]).returning(_KEYS.c.id)
+_STORE = {name: Prepared(module.insert(_KEYS).on_conflict_do_nothing(
+    index_elements=["user_id", "key"]).returning(_KEYS.c.id))
     for name, module in (("sqlite", sqlite), ("postgresql", postgresql))}
 
 
@@ -136,9 +137,9 @@ def _once(found: Services, token: str, request: MoneyRequest, query: FirstRead,
         with write_connection(found.engine) as connection:
             statement = (query.postgresql if connection.dialect.name == "postgresql"
                          else query.sqlite)
-            row = connection.execute(statement, {
+            row = statement.first(connection, {
                 **params, "digest": token_digest(token), "key": request.key,
-                "origin": found.origin}).first()
+                "origin": found.origin})
             if row is None:
                 check_token(connection, token, found.auth)
                 raise missing()
@@ -152,11 +153,11 @@ def _once(found: Services, token: str, request: MoneyRequest, query: FirstRead,
                 touch(connection, caller)
             status, payload = work(connection, caller, row)
             body = encode(payload)  # encoded once: stored and answered
-            if request.key is not None and connection.execute(
-                    _STORE[connection.dialect.name], {
+            if request.key is not None and _STORE[connection.dialect.name].first(
+                    connection, {
                         "user_id": caller.user_id, "key": request.key,
                         "request_hash": request.digest, "status_code": status,
-                        "body": body.decode(), "created_at": now()}).first() is None:
+                        "body": body.decode(), "created_at": now()}) is None:
                 raise _KeyRace
         faults.request_committed()
         return Answer(status, body)

@@ -22,7 +22,6 @@ from typing import Any
 
 from sqlalchemy import (
     Connection,
-    Row,
     and_,
     bindparam,
     func,
@@ -60,6 +59,7 @@ from feltlab.server.services.round_log import (
     cached_deck,
     extend_log,
 )
+from feltlab.server.services.statements import Prepared
 from feltlab.server.views import Fresh, table_state, view_of
 
 _TABLES, _ROUNDS, _SEATS = table_of(GameTable), table_of(Round), table_of(RoundSeat)
@@ -99,15 +99,15 @@ _BET_READ = money_path.first_read(*_TABLE_COLUMNS, _UNFINISHED, _LAST_SEED,
 _ACT_READ = money_path.first_read(*_TABLE_COLUMNS, *_ROUND_COLUMNS, *_SEAT_COLUMNS,
                                   _WALLETS.c.balance.label("balance"), joined=_in_round,
                                   table_id=_TABLES.c.id, locked=_TABLES)
-_NEW_ROUND = insert(_ROUNDS).returning(_ROUNDS.c.id)
-_NEW_SEAT = insert(_SEATS).returning(_SEATS.c.id)
-_SEAT_FIGURES = (update(_SEATS).where(_SEATS.c.id == bindparam("seat_id"))
-                 .values(staked=bindparam("new_staked"), total=bindparam("new_total"),
-                         balance_after=bindparam("new_balance_after")))
-_ROUND_MOVED = (update(_ROUNDS).where(_ROUNDS.c.id == bindparam("round_id_"))
-                .values(phase=bindparam("new_phase"), log=bindparam("new_log"),
-                        completed_at=bindparam("new_completed_at"),
-                        figures_pending=bindparam("new_figures_pending")))
+_NEW_ROUND = Prepared(insert(_ROUNDS).returning(_ROUNDS.c.id))
+_NEW_SEAT = Prepared(insert(_SEATS).returning(_SEATS.c.id))
+_SEAT_FIGURES = Prepared(update(_SEATS).where(_SEATS.c.id == bindparam("seat_id")).values(
+    staked=bindparam("new_staked"), total=bindparam("new_total"),
+    balance_after=bindparam("new_balance_after")))
+_ROUND_MOVED = Prepared(update(_ROUNDS).where(_ROUNDS.c.id == bindparam("round_id_")).values(
+    phase=bindparam("new_phase"), log=bindparam("new_log"),
+    completed_at=bindparam("new_completed_at"),
+    figures_pending=bindparam("new_figures_pending")))
 
 SharedWork = Callable[[Session, Caller, GameTable, User], tuple[int, Any]]
 """A shared table's work in the same transaction (the ORM path, on this connection), given
@@ -124,12 +124,12 @@ class Wagers:
     client_seed: str
 
 
-def _table(row: Row[Any]) -> GameTable:
+def _table(row: Any) -> GameTable:
     """The table as the first read found it (not attached to a session)."""
     return detached(GameTable, {name: getattr(row, f"t_{name}") for name in _TABLE_NAMES})
 
 
-def _in_session(connection: Connection, caller: Caller, row: Row[Any], shared: SharedWork
+def _in_session(connection: Connection, caller: Caller, row: Any, shared: SharedWork
                 ) -> tuple[int, Any]:
     """A shared table's request: the ORM path, in this transaction."""
     with Session(bind=connection, expire_on_commit=False) as session:
@@ -146,7 +146,7 @@ def bet(found: Services, token: str, table_id: int, placed: Wagers, request: Mon
     deals (and settles, if nobody has a decision to make); a shared one runs ``shared``."""
     fresh: list[Fresh] = []
 
-    def work(connection: Connection, caller: Caller, row: Row[Any]) -> tuple[int, Any]:
+    def work(connection: Connection, caller: Caller, row: Any) -> tuple[int, Any]:
         fresh.clear()
         table = _table(row)
         if table.shared:
@@ -174,7 +174,7 @@ def bet(found: Services, token: str, table_id: int, placed: Wagers, request: Mon
     return answer
 
 
-def _deal(found: Services, connection: Connection, caller: Caller, row: Row[Any],
+def _deal(found: Services, connection: Connection, caller: Caller, row: Any,
           table: GameTable, placed: Wagers) -> LoadedRound:
     rules = rounds.rules_for(table.rules_id, table.fingerprint)
     actions = rounds.wager_actions(rules, 1, placed.wagers, placed.colour)
@@ -196,7 +196,7 @@ def _deal(found: Services, connection: Connection, caller: Caller, row: Row[Any]
         "deadline": None, "log": extend_log(EMPTY_LOG, texts),
         "completed_at": moment if state.phase is Phase.COMPLETE else None,
         "figures_pending": state.phase is Phase.COMPLETE})
-    record.id = connection.execute(_NEW_ROUND, _round_values(record)).scalar_one()
+    record.id = _NEW_ROUND.scalar(connection, _round_values(record))
     seat = detached(RoundSeat, {
         "round_id": record.id, "seat": 1, "user_id": caller.user_id, "staked": stake,
         "client_seed": placed.client_seed, "balance_before": None, "balance_after": None,
@@ -208,8 +208,8 @@ def _deal(found: Services, connection: Connection, caller: Caller, row: Row[Any]
     seat.balance_before = after - payout + stake
     if state.phase is Phase.COMPLETE:
         seat.balance_after = after
-    seat.id = connection.execute(_NEW_SEAT, {name: getattr(seat, name) for name in
-                                             _SEAT_NAMES if name != "id"}).scalar_one()
+    seat.id = _NEW_SEAT.scalar(connection, {name: getattr(seat, name) for name in _SEAT_NAMES
+                                            if name != "id"})
     append_events(connection, record.id, 0, texts, moment)
     rounds_done(found, loaded)
     return loaded
@@ -228,7 +228,7 @@ def decide(found: Services, token: str, round_id: int, decision: dict[str, Any],
     that the caller can show its watchers (None at a shared table: ``shared`` does)."""
     fresh: list[Fresh] = []
 
-    def work(connection: Connection, caller: Caller, row: Row[Any]) -> tuple[int, Any]:
+    def work(connection: Connection, caller: Caller, row: Any) -> tuple[int, Any]:
         fresh.clear()
         table = _table(row)
         if table.shared:
@@ -250,7 +250,7 @@ def decide(found: Services, token: str, round_id: int, decision: dict[str, Any],
     return answer, table_id
 
 
-def _loaded(connection: Connection, row: Row[Any]) -> LoadedRound:
+def _loaded(connection: Connection, row: Any) -> LoadedRound:
     """The round and the caller's seat from the first read (no further read: the log is
     on the round's row; a round from before that column reads its events once)."""
     record = detached(Round, {name: getattr(row, f"r_{name}") for name in _ROUND_NAMES})
@@ -266,7 +266,7 @@ def _loaded(connection: Connection, row: Row[Any]) -> LoadedRound:
     return LoadedRound(record, [seat], rules, state, len(actions))
 
 
-def _decide(found: Services, connection: Connection, row: Row[Any], loaded: LoadedRound,
+def _decide(found: Services, connection: Connection, row: Any, loaded: LoadedRound,
             caller: Caller, decision: dict[str, Any]) -> None:
     seat, action, stake = rounds.checked_decision(loaded, caller.user_id, decision)
     record = loaded.record
@@ -293,13 +293,12 @@ def _decide(found: Services, connection: Connection, row: Row[Any], loaded: Load
     append_events(connection, record.id, loaded.events, texts, moment)
     loaded.events += len(texts)
     if stake or state.phase is Phase.COMPLETE:
-        connection.execute(_SEAT_FIGURES, {"seat_id": seat.id, "new_staked": seat.staked,
-                                           "new_total": seat.total,
-                                           "new_balance_after": seat.balance_after})
-    connection.execute(_ROUND_MOVED, {"round_id_": record.id, "new_phase": record.phase,
-                                      "new_log": record.log,
-                                      "new_completed_at": record.completed_at,
-                                      "new_figures_pending": state.phase is Phase.COMPLETE})
+        _SEAT_FIGURES.run(connection, {"seat_id": seat.id, "new_staked": seat.staked,
+                                       "new_total": seat.total,
+                                       "new_balance_after": seat.balance_after})
+    _ROUND_MOVED.run(connection, {"round_id_": record.id, "new_phase": record.phase,
+                                  "new_log": record.log, "new_completed_at": record.completed_at,
+                                  "new_figures_pending": state.phase is Phase.COMPLETE})
     rounds_done(found, loaded)
 
 

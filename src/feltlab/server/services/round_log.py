@@ -32,6 +32,7 @@ from feltlab.server.clock import now
 from feltlab.server.errors import Refused, not_found
 from feltlab.server.fairness import deck_from_seed
 from feltlab.server.models import GameTable, Round, RoundEvent, RoundSeat, table_of
+from feltlab.server.services.statements import Prepared
 from feltlab.server.services.tables import lock_table
 
 
@@ -68,7 +69,7 @@ _TABLE_OF_SEAT = (select(_ROUNDS.c.table_id)
 _UNFINISHED = select(func.min(_ROUNDS.c.id)).where(_ROUNDS.c.table_id == bindparam("table_id"),
                                                    _ROUNDS.c.phase != Phase.COMPLETE.value)
 _LATEST = select(func.max(_ROUNDS.c.id)).where(_ROUNDS.c.table_id == bindparam("table_id"))
-_NEW_EVENT = insert(_EVENT_LOG)
+_NEW_EVENT = Prepared(insert(_EVENT_LOG))
 
 
 def load_round(session: Session, round_id: int, lock: bool = False) -> LoadedRound:
@@ -150,7 +151,7 @@ def append(session: Session, loaded: LoadedRound, action: Action) -> None:
     except ActionError as error:
         raise Refused(str(error)) from None
     text = json.dumps(action_to_json(action))
-    session.connection().execute(_NEW_EVENT, {  # Core: outside the unit of work
+    _NEW_EVENT.run(session.connection(), {  # Core: outside the unit of work
         "round_id": loaded.record.id, "seq": loaded.events, "action": text, "at": now()})
     loaded.record.log = extend_log(loaded.record.log, [text])
     loaded.events += 1
@@ -163,9 +164,9 @@ def append_events(connection: Connection, round_id: int, first: int, texts: list
     ``first`` (one statement)."""
     if not texts:
         return
-    connection.execute(_NEW_EVENT, [{"round_id": round_id, "seq": first + index,
-                                     "action": text, "at": moment}
-                                    for index, text in enumerate(texts)])
+    _NEW_EVENT.run_rows(connection, [{"round_id": round_id, "seq": first + index,
+                                      "action": text, "at": moment}
+                                     for index, text in enumerate(texts)])
     for _ in texts:
         faults.event_appended()
 

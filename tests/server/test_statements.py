@@ -31,7 +31,8 @@ from sqlalchemy import (
 )
 from sqlalchemy.exc import DBAPIError, IntegrityError
 
-from feltlab.server.services import money_path, private_rounds
+from feltlab.server.auth import token_digest
+from feltlab.server.services import private_rounds
 from feltlab.server.services.database import make_engine, write_connection
 from feltlab.server.services.statements import Prepared
 from server.conftest import practice_table, sign_up
@@ -158,7 +159,7 @@ def test_the_first_read_of_a_money_request(client: Any, tmp_path: Path) -> None:
     with write_connection(found.engine) as connection:
         prepared = (read.postgresql if connection.dialect.name == "postgresql"
                     else read.sqlite)
-        params = {"table_id": table, "digest": money_path.token_digest(token),
+        params = {"table_id": table, "digest": token_digest(token),
                   "key": "k", "origin": found.origin}
         _same(prepared.run(connection, params),
               list(connection.execute(prepared.statement, params)))

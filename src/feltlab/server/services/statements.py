@@ -28,7 +28,7 @@ from typing import Any
 from sqlalchemy import Connection, bindparam
 from sqlalchemy.engine import Dialect
 from sqlalchemy.exc import DBAPIError
-from sqlalchemy.sql import Insert
+from sqlalchemy.sql import Executable, Insert
 from sqlalchemy.sql.compiler import SQLCompiler
 from sqlalchemy.sql.elements import ClauseElement
 from sqlalchemy.sql.schema import ScalarElementColumnDefault
@@ -57,7 +57,8 @@ class _Form:
         return tuple([values[name] for name in self.positions])
 
 
-def _compile(statement: ClauseElement, dialect: Dialect, keys: Sequence[str]) -> _Form:
+def _compile(statement: Executable, dialect: Dialect, keys: Sequence[str]) -> _Form:
+    assert isinstance(statement, ClauseElement)
     compiled = statement.compile(dialect=dialect, column_keys=list(keys))
     assert isinstance(compiled, SQLCompiler)
     if "POSTCOMPILE" in compiled.string:
@@ -84,7 +85,7 @@ class Prepared:
     ``one_row_many`` forms, for an INSERT given several rows, put them all in one
     statement (``VALUES (...), (...)``), compiled once for each number of rows."""
 
-    def __init__(self, statement: ClauseElement) -> None:
+    def __init__(self, statement: Executable) -> None:
         self.statement = statement
         self._forms: dict[tuple[str, int, tuple[str, ...]], _Form] = {}
 

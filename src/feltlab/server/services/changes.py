@@ -8,11 +8,14 @@ from collections.abc import Callable
 
 from sqlalchemy import ColumnElement, Connection, Engine, String, bindparam, func, text
 
+from feltlab.server.services.statements import Prepared
+
 CHANNEL = "feltlab_tables"
 NOTIFY_BYTES = 7_900
 """The largest NOTIFY payload sent (PostgreSQL refuses one of 8000 bytes or more)."""
 
 _NOTIFY = text("SELECT pg_notify(:channel, :payload)")
+_NOTIFY_IN = Prepared(_NOTIFY)
 _LAST_EVENT = text("SELECT COALESCE(MAX(id), 0) FROM round_events")
 _LAST_SEAT = text("SELECT COALESCE(MAX(id), 0) FROM table_seats")
 _NEW_EVENTS = text("SELECT r.table_id, MAX(e.id) FROM round_events e JOIN rounds r "
@@ -67,7 +70,7 @@ def listen(engine: Engine, stop: threading.Event, heard: Callable[[list[str]], N
 def notify_in(connection: Connection, payload: str) -> None:
     """``NOTIFY`` every worker on :data:`CHANNEL` when ``connection``'s transaction
     commits (PostgreSQL)."""
-    connection.execute(_NOTIFY, {"channel": CHANNEL, "payload": payload})
+    _NOTIFY_IN.run(connection, {"channel": CHANNEL, "payload": payload})
 
 
 def changed_tables(engine: Engine, last_event: int, last_seat: int

@@ -15,10 +15,12 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from datetime import timedelta
+from functools import cache
 from typing import Any
 
-from sqlalchemy import Connection, Row, bindparam, func, insert, select, update
+from sqlalchemy import Connection, bindparam, case, func, insert, select, update
 from sqlalchemy.orm import Session
+from sqlalchemy.sql.elements import BindParameter
 
 from feltlab.core.engine import Deal, Fold, HandState, Phase, action_to_json
 from feltlab.core.rules import load_rules
@@ -50,6 +52,7 @@ from feltlab.server.services.round_log import (
     extend_log,
 )
 from feltlab.server.services.rounds import check_stake_on, run_actions
+from feltlab.server.services.statements import Prepared
 from feltlab.server.views import Fresh, table_state, view_of, wire_text
 
 _TABLES, _ROUNDS, _SEATS = table_of(GameTable), table_of(Round), table_of(RoundSeat)
@@ -60,8 +63,8 @@ _TABLE_NAMES, ROUND_NAMES, SEAT_NAMES = (tuple(column.name for column in table.c
 """Column names, listed once: iterating a table's columns costs more than a query."""
 TABLE_COLUMNS = tuple(column.label(f"t_{column.name}") for column in _TABLES.c)
 ROUND_COLUMNS = tuple(column.label(f"r_{column.name}") for column in _ROUNDS.c)
-_NEW_ROUND = insert(_ROUNDS).returning(_ROUNDS.c.id)
-_NEW_SEAT = insert(_SEATS).returning(_SEATS.c.id)
+_NEW_ROUND = Prepared(insert(_ROUNDS).returning(_ROUNDS.c.id))
+_NEW_SEAT = Prepared(insert(_SEATS).returning(_SEATS.c.id))
 
 _OTHER = _ROUNDS.alias("table_rounds")  # the table's rounds, apart from the one joined
 _UNFINISHED = (select(func.min(_OTHER.c.id))
@@ -81,47 +84,63 @@ _BET_READ = money_path.first_read(*TABLE_COLUMNS, *ROUND_COLUMNS, _MY_SEAT,
                                   joined=_at_table, table_id=_TABLES.c.id, locked=_TABLES)
 """The caller, their stored answer, the table (locked), the caller's seat at it and the
 table's unfinished round, if any, with its log."""
-_ROUND_SEATS = (select(*(_SEATS.c[name] for name in SEAT_NAMES))
-                .where(_SEATS.c.round_id == bindparam("round_id")).order_by(_SEATS.c.seat))
-_SEATED = (select(_SITTING.c.seat, _SITTING.c.user_id, _USERS.c.username)
-           .join(_USERS, _USERS.c.id == _SITTING.c.user_id)
-           .where(_SITTING.c.table_id == bindparam("table_id")).order_by(_SITTING.c.seat))
+_ROUND_SEATS = Prepared(select(*(_SEATS.c[name] for name in SEAT_NAMES))
+                        .where(_SEATS.c.round_id == bindparam("round_id"))
+                        .order_by(_SEATS.c.seat))
+_SEATED = Prepared(select(_SITTING.c.seat, _SITTING.c.user_id, _USERS.c.username)
+                   .join(_USERS, _USERS.c.id == _SITTING.c.user_id)
+                   .where(_SITTING.c.table_id == bindparam("table_id"))
+                   .order_by(_SITTING.c.seat))
 _NAMES_OF = select(_USERS.c.id, _USERS.c.username).where(
     _USERS.c.id.in_(bindparam("user_ids", expanding=True)))
-_SEAT_MOVED = (update(_SEATS).where(_SEATS.c.id == bindparam("seat_id"))
-               .values(staked=bindparam("new_staked"), total=bindparam("new_total"),
-                       balance_after=bindparam("new_balance_after")))
-_ROUND_MOVED = (update(_ROUNDS).where(_ROUNDS.c.id == bindparam("round_id_"))
-                .values(phase=bindparam("new_phase"), log=bindparam("new_log"),
-                        deadline=bindparam("new_deadline"),
-                        client_seed=bindparam("new_client_seed"),
-                        completed_at=bindparam("new_completed_at"),
-                        figures_pending=bindparam("new_figures_pending")))
-_DUE_READ = (select(*TABLE_COLUMNS, *ROUND_COLUMNS)
-             .select_from(_ROUNDS.join(_TABLES, _TABLES.c.id == _ROUNDS.c.table_id))
-             .where(_ROUNDS.c.id == bindparam("round_id"),
-                    _ROUNDS.c.deadline <= bindparam("moment")))
 
 
-_CURRENT_ROUND = select(*ROUND_COLUMNS).where(_ROUNDS.c.id == (
+@cache
+def _seats_moved(seats: int) -> Prepared:
+    """``seats`` seats' stakes, results and balances changed in one statement."""
+    ids: list[BindParameter[int]] = [bindparam(f"seat_id_{index}") for index in range(seats)]
+
+    def each(name: str) -> Any:
+        return case(*((_SEATS.c.id == seat_id,
+                       bindparam(f"{name}_{index}", type_=_SEATS.c[name].type))
+                      for index, seat_id in enumerate(ids)))
+
+    return Prepared(update(_SEATS).where(_SEATS.c.id.in_(ids)).values(
+        staked=each("staked"), total=each("total"), balance_after=each("balance_after")))
+
+
+_ROUND_MOVED = Prepared(update(_ROUNDS).where(_ROUNDS.c.id == bindparam("round_id_")).values(
+    phase=bindparam("new_phase"), log=bindparam("new_log"),
+    deadline=bindparam("new_deadline"), client_seed=bindparam("new_client_seed"),
+    completed_at=bindparam("new_completed_at"),
+    figures_pending=bindparam("new_figures_pending")))
+_DUE = (select(*TABLE_COLUMNS, *ROUND_COLUMNS)
+        .select_from(_ROUNDS.join(_TABLES, _TABLES.c.id == _ROUNDS.c.table_id))
+        .where(_ROUNDS.c.id == bindparam("round_id"), _ROUNDS.c.deadline <= bindparam("moment")))
+_DUE_READ = {"sqlite": Prepared(_DUE), "postgresql": Prepared(
+    _DUE.with_for_update(of=_TABLES, skip_locked=True))}
+"""A round whose timer ran out, and its table (locked, skipped if another transaction
+holds it, on PostgreSQL)."""
+
+
+_CURRENT_ROUND = Prepared(select(*ROUND_COLUMNS).where(_ROUNDS.c.id == (
     select(func.min(_OTHER.c.id)).where(_OTHER.c.table_id == bindparam("table_id"),
-                                        _OTHER.c.phase != "complete").scalar_subquery()))
-_ROUND_BY_ID = select(*ROUND_COLUMNS).where(_ROUNDS.c.id == bindparam("round_id"))
+                                        _OTHER.c.phase != "complete").scalar_subquery())))
+_ROUND_BY_ID = Prepared(select(*ROUND_COLUMNS).where(_ROUNDS.c.id == bindparam("round_id")))
 
 
-def _after_the_lock(connection: Connection, row: Row[Any], query: Any,
-                    params: dict[str, Any]) -> Row[Any] | None:
+def _after_the_lock(connection: Connection, row: Any, query: Prepared,
+                    params: dict[str, Any]) -> Any:
     """The round as the first read found it, or on PostgreSQL as it is now: there the
     first read's snapshot was taken before it waited for the table's lock, so a change
     committed meanwhile by the holder (a round opened, an action taken) is read again,
     in a statement of its own. (SQLite's writer waits before its transaction begins.)"""
     if connection.dialect.name != "postgresql":
         return None if row.r_id is None else row
-    found: Row[Any] | None = connection.execute(query, params).first()
-    return found
+    return query.first(connection, params)
 
 
-def table_from_row(row: Row[Any]) -> GameTable:
+def table_from_row(row: Any) -> GameTable:
     """The table as a read with :data:`TABLE_COLUMNS` found it (not attached to a
     session)."""
     return detached(GameTable, {name: getattr(row, f"t_{name}") for name in _TABLE_NAMES})
@@ -138,7 +157,7 @@ class Seated:
 
 def seated_now(connection: Connection, table_id: int) -> Seated:
     """Who sits at the table now, with their names (one statement)."""
-    rows = connection.execute(_SEATED, {"table_id": table_id}).all()
+    rows = _SEATED.run(connection, {"table_id": table_id})
     return Seated([(seat, name) for seat, _, name in rows], {row[1] for row in rows},
                    {user_id: name for _, user_id, name in rows})
 
@@ -154,14 +173,14 @@ def names_of(connection: Connection, loaded: LoadedRound, seated: Seated) -> dic
     return names
 
 
-def loaded_from_row(connection: Connection, row: Row[Any], shared: bool = True,
+def loaded_from_row(connection: Connection, row: Any, shared: bool = True,
                     to_change: bool = True) -> LoadedRound:
     """The round from the first read's row (its log on it), its seats read once, its
     state replayed; ``to_change``: refused if its rule set changed since (a read shows
     it as it was)."""
     record = detached(Round, {name: getattr(row, f"r_{name}") for name in ROUND_NAMES})
     seats = [detached(RoundSeat, seat._asdict()) for seat in
-             connection.execute(_ROUND_SEATS, {"round_id": record.id})]
+             _ROUND_SEATS.run(connection, {"round_id": record.id})]
     if not record.log:  # a round from before the log column: its events, once
         texts = connection.execute(select(_EVENTS.c.action).where(
             _EVENTS.c.round_id == record.id).order_by(_EVENTS.c.seq)).scalars().all()
@@ -185,8 +204,8 @@ def _opened(connection: Connection, table: GameTable) -> LoadedRound:
         "client_seed": "", "phase": Phase.WAGERS.value, "created_at": moment,
         "deadline": moment + timedelta(seconds=table.betting_seconds), "log": EMPTY_LOG,
         "completed_at": None, "figures_pending": False})
-    record.id = connection.execute(_NEW_ROUND, [{
-        name: getattr(record, name) for name in ROUND_NAMES if name != "id"}]).scalar_one()
+    record.id = _NEW_ROUND.scalar(connection, {
+        name: getattr(record, name) for name in ROUND_NAMES if name != "id"})
     state = HandState(rules, cached_deck(seed, ""))
     return LoadedRound(record, [], rules, state, 0, shared=True)
 
@@ -233,16 +252,18 @@ def _write(connection: Connection, loaded: LoadedRound, before: int,
     append_events(connection, record.id, loaded.events, texts, moment)
     loaded.events += len(texts)
     if new_seat is not None:
-        new_seat.id = connection.execute(_NEW_SEAT, [{
-            name: getattr(new_seat, name) for name in SEAT_NAMES if name != "id"}]
-        ).scalar_one()
+        new_seat.id = _NEW_SEAT.scalar(connection, {
+            name: getattr(new_seat, name) for name in SEAT_NAMES if name != "id"})
     if state.phase is Phase.COMPLETE:
         changed = [seat for seat in loaded.seats if seat is not new_seat]
     if changed:
-        connection.execute(_SEAT_MOVED, [
-            {"seat_id": seat.id, "new_staked": seat.staked, "new_total": seat.total,
-             "new_balance_after": seat.balance_after} for seat in changed])
-    connection.execute(_ROUND_MOVED, {
+        moved: dict[str, Any] = {}
+        for index, seat in enumerate(changed):
+            moved |= {f"seat_id_{index}": seat.id, f"staked_{index}": seat.staked,
+                      f"total_{index}": seat.total,
+                      f"balance_after_{index}": seat.balance_after}
+        _seats_moved(len(changed)).run(connection, moved)
+    _ROUND_MOVED.run(connection, {
         "round_id_": record.id, "new_phase": record.phase, "new_log": record.log,
         "new_deadline": record.deadline, "new_client_seed": record.client_seed,
         "new_completed_at": record.completed_at,
@@ -284,7 +305,7 @@ def bet(found: Services, token: str, table_id: int, placed: Wagers, request: Mon
     Also answers the table's new state for its watchers (None on a retry's answer)."""
     fresh: list[Fresh] = []
 
-    def work(connection: Connection, caller: Caller, row: Row[Any]) -> tuple[int, Any]:
+    def work(connection: Connection, caller: Caller, row: Any) -> tuple[int, Any]:
         fresh.clear()
         table = table_from_row(row)
         if not table.shared:  # a private table's bet: never sent here
@@ -352,7 +373,7 @@ def decide_work(found: Services, round_id: int, decision: dict[str, Any],
         connection = session.bind
         assert isinstance(connection, Connection)
         seen = found.hub.stamp(table.id)  # the table is locked: nobody changes it now
-        current = connection.execute(_ROUND_BY_ID, {"round_id": round_id}).first()
+        current = _ROUND_BY_ID.first(connection, {"round_id": round_id})
         assert current is not None  # a round is never deleted
         loaded = loaded_from_row(connection, current)
         seat, action, stake = rounds.checked_decision(loaded, caller.user_id, decision)
@@ -382,10 +403,8 @@ def run_due(found: Services, round_id: int) -> tuple[int, Fresh] | None:
     table or the round moved already. The table's row is locked first (skipped if
     another transaction holds it, on PostgreSQL), as on every path that changes a round."""
     with write_connection(found.engine) as connection:
-        query = _DUE_READ
-        if connection.dialect.name == "postgresql":
-            query = query.with_for_update(of=_TABLES, skip_locked=True)
-        row = connection.execute(query, {"round_id": round_id, "moment": now()}).first()
+        row = _DUE_READ[connection.dialect.name].first(
+            connection, {"round_id": round_id, "moment": now()})
         if row is None:
             return None  # not due, or another worker is at this table now
         table = table_from_row(row)

@@ -73,3 +73,14 @@ def test_settle_heap_hides_start_up_from_the_collector() -> None:
     finally:
         gc.unfreeze()
         gc.set_threshold(*threshold)
+
+
+def test_opentelemetry_only_when_asked(monkeypatch: pytest.MonkeyPatch) -> None:
+    from feltlab.server.app import OPENTELEMETRY, telemetry_settings
+
+    monkeypatch.delenv(OPENTELEMETRY, raising=False)
+    off = telemetry_settings()
+    assert not any(off.get(part, True) for part in ("tracing", "metrics", "logs",
+                                                     "operation_spans"))
+    monkeypatch.setenv(OPENTELEMETRY, "1")
+    assert telemetry_settings() == {}  # FastAPI's defaults: on where a provider is set

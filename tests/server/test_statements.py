@@ -34,7 +34,7 @@ from sqlalchemy.exc import DBAPIError, IntegrityError
 from feltlab.server.auth import token_digest
 from feltlab.server.services import private_rounds
 from feltlab.server.services.database import make_engine, write_connection
-from feltlab.server.services.statements import Prepared
+from feltlab.server.services.statements import Batch, Prepared
 from server.conftest import practice_table, sign_up
 
 METADATA = MetaData()
@@ -163,3 +163,51 @@ def test_the_first_read_of_a_money_request(client: Any, tmp_path: Path) -> None:
                   "key": "k", "origin": found.origin}
         _same(prepared.run(connection, params),
               list(connection.execute(prepared.statement, params)))
+
+
+def test_a_batch_is_one_statement_on_postgresql(engine: Engine) -> None:
+    told: list[str] = []
+    event.listen(engine, "before_cursor_execute", lambda *args: told.append(args[2]))
+    from sqlalchemy.dialects import postgresql, sqlite
+
+    module = postgresql if engine.dialect.name == "postgresql" else sqlite
+    once = Prepared(module.insert(THINGS).on_conflict_do_nothing(index_elements=["name"])
+                    .returning(THINGS.c.id))
+    ids: list[int] = []
+    with write_connection(engine) as connection:
+        connection.execute(insert(THINGS), [_row("kept", 1)])
+        told.clear()
+        batch = Batch()
+        many = batch.add_rows(Prepared(insert(THINGS).returning(THINGS.c.amount)),
+                              [_row("a", 2), _row("b", 3)])
+        batch.add(Prepared(update(THINGS).where(THINGS.c.name == bindparam("who"))
+                           .values(amount=bindparam("new"))), {"who": "kept", "new": 9})
+        fresh = batch.add(once, _row("c", 4), then=ids.extend)
+        again = batch.add(once, _row("kept", 5))  # already there: nothing written
+        assert batch.add_rows(once, []).values == []  # no rows: not run at all
+        batch.run(connection)
+        assert len(told) == (1 if engine.dialect.name == "postgresql" else 4)
+        assert sorted(many.values) == [2, 3] and again.values == []
+        assert fresh.values == ids and len(ids) == 1
+        amounts = dict(connection.execute(select(THINGS.c.name, THINGS.c.amount)).all())
+        assert amounts == {"kept": 9, "a": 2, "b": 3, "c": 4}
+        before = len(told)
+        batch.run(connection)  # emptied by its run: nothing again
+        assert len(told) == before
+
+
+def test_a_failing_batch_writes_nothing(engine: Engine) -> None:
+    add = Prepared(insert(THINGS))
+    with pytest.raises(IntegrityError), write_connection(engine) as connection:
+        batch = Batch()
+        batch.add(add, _row("x"))
+        batch.add(add, _row("x"))
+        batch.run(connection)
+    with engine.connect() as connection:
+        assert connection.execute(select(func.count()).select_from(THINGS)).scalar() == 0
+    if engine.dialect.name == "postgresql":
+        with pytest.raises(ValueError, match="literal %"), engine.connect() as connection:
+            batch = Batch()
+            batch.add(Prepared(text("SELECT '%%'")), {})
+            batch.add(add, _row("y"))
+            batch.run(connection)

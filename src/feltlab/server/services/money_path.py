@@ -34,7 +34,7 @@ from feltlab.server.services.idempotency import (
     retryable,
     stored_answer,
 )
-from feltlab.server.services.statements import Prepared
+from feltlab.server.services.statements import Batch, Prepared
 
 _TOKENS, _USERS, _KEYS = table_of(AuthToken), table_of(User), table_of(IdempotencyKey)
 CALLER_COLUMNS = (_TOKENS.c.id, _TOKENS.c.revoked, _TOKENS.c.last_used_at,
@@ -79,9 +79,9 @@ def user_of(row: Any) -> User:
         "locked": row.locked})
 
 
-Work = Callable[[Connection, Caller, Any], tuple[int, Any]]
+Work = Callable[[Connection, Caller, Any, Batch], tuple[int, Any]]
 """A money request's work on its first row (a named tuple): the status and the
-JSON-ready answer."""
+JSON-ready answer. Its last writes go in the batch, which runs with the stored answer."""
 
 _STORE = {name: Prepared(module.insert(_KEYS).on_conflict_do_nothing(
     index_elements=["user_id", "key"]).returning(_KEYS.c.id))
@@ -151,13 +151,16 @@ def _once(found: Services, token: str, request: MoneyRequest, query: FirstRead,
                 return Answer(row.status_code, row.body.encode(), replayed=True)
             if caller.stale:
                 touch(connection, caller)
-            status, payload = work(connection, caller, row)
+            batch = Batch()
+            status, payload = work(connection, caller, row, batch)
             body = encode(payload)  # encoded once: stored and answered
-            if request.key is not None and _STORE[connection.dialect.name].first(
-                    connection, {
-                        "user_id": caller.user_id, "key": request.key,
-                        "request_hash": request.digest, "status_code": status,
-                        "body": body.decode(), "created_at": now()}) is None:
+            stored = None if request.key is None else batch.add(
+                _STORE[connection.dialect.name], {
+                    "user_id": caller.user_id, "key": request.key,
+                    "request_hash": request.digest, "status_code": status,
+                    "body": body.decode(), "created_at": now()})
+            batch.run(connection)
+            if stored is not None and not stored.values:
                 raise _KeyRace
         faults.request_committed()
         return Answer(status, body)

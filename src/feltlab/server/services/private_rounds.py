@@ -59,7 +59,7 @@ from feltlab.server.services.round_log import (
     cached_deck,
     extend_log,
 )
-from feltlab.server.services.statements import Prepared
+from feltlab.server.services.statements import Batch, Prepared
 from feltlab.server.views import Fresh, table_state, view_of
 
 _TABLES, _ROUNDS, _SEATS = table_of(GameTable), table_of(Round), table_of(RoundSeat)
@@ -146,7 +146,8 @@ def bet(found: Services, token: str, table_id: int, placed: Wagers, request: Mon
     deals (and settles, if nobody has a decision to make); a shared one runs ``shared``."""
     fresh: list[Fresh] = []
 
-    def work(connection: Connection, caller: Caller, row: Any) -> tuple[int, Any]:
+    def work(connection: Connection, caller: Caller, row: Any, batch: Batch
+             ) -> tuple[int, Any]:
         fresh.clear()
         table = _table(row)
         if table.shared:
@@ -161,7 +162,7 @@ def bet(found: Services, token: str, table_id: int, placed: Wagers, request: Mon
         if row.unfinished is not None:
             raise Conflict(f"round {row.unfinished} at this table is not finished")
         seen = found.hub.stamp(table_id)  # the table is locked: nobody changes it now
-        loaded = _deal(found, connection, caller, row, table, placed)
+        loaded = _deal(found, connection, batch, caller, row, table, placed)
         fresh.append(Fresh(seen, table_state(table, None, loaded,
                                              {caller.user_id: caller.username})))
         return 201, view_of(loaded, caller.user_id, {})
@@ -174,7 +175,7 @@ def bet(found: Services, token: str, table_id: int, placed: Wagers, request: Mon
     return answer
 
 
-def _deal(found: Services, connection: Connection, caller: Caller, row: Any,
+def _deal(found: Services, connection: Connection, batch: Batch, caller: Caller, row: Any,
           table: GameTable, placed: Wagers) -> LoadedRound:
     rules = rounds.rules_for(table.rules_id, table.fingerprint)
     actions = rounds.wager_actions(rules, 1, placed.wagers, placed.colour)
@@ -208,9 +209,9 @@ def _deal(found: Services, connection: Connection, caller: Caller, row: Any,
     seat.balance_before = after - payout + stake
     if state.phase is Phase.COMPLETE:
         seat.balance_after = after
-    seat.id = _NEW_SEAT.scalar(connection, {name: getattr(seat, name) for name in _SEAT_NAMES
-                                            if name != "id"})
-    append_events(connection, record.id, 0, texts, moment)
+    batch.add(_NEW_SEAT, {name: getattr(seat, name) for name in _SEAT_NAMES if name != "id"},
+              then=lambda ids: setattr(seat, "id", ids[0]))
+    append_events(batch, record.id, 0, texts, moment)
     rounds_done(found, loaded)
     return loaded
 
@@ -228,14 +229,15 @@ def decide(found: Services, token: str, round_id: int, decision: dict[str, Any],
     that the caller can show its watchers (None at a shared table: ``shared`` does)."""
     fresh: list[Fresh] = []
 
-    def work(connection: Connection, caller: Caller, row: Any) -> tuple[int, Any]:
+    def work(connection: Connection, caller: Caller, row: Any, batch: Batch
+             ) -> tuple[int, Any]:
         fresh.clear()
         table = _table(row)
         if table.shared:
             return _in_session(connection, caller, row, shared)
         seen = found.hub.stamp(table.id)  # the table is locked: nobody changes it now
         loaded = _loaded(connection, row)
-        _decide(found, connection, row, loaded, caller, decision)
+        _decide(found, connection, batch, row, loaded, caller, decision)
         fresh.append(Fresh(seen, table_state(table, None, loaded,
                                              {caller.user_id: caller.username})))
         return 200, view_of(loaded, caller.user_id, {})
@@ -266,8 +268,8 @@ def _loaded(connection: Connection, row: Any) -> LoadedRound:
     return LoadedRound(record, [seat], rules, state, len(actions))
 
 
-def _decide(found: Services, connection: Connection, row: Any, loaded: LoadedRound,
-            caller: Caller, decision: dict[str, Any]) -> None:
+def _decide(found: Services, connection: Connection, batch: Batch, row: Any,
+            loaded: LoadedRound, caller: Caller, decision: dict[str, Any]) -> None:
     seat, action, stake = rounds.checked_decision(loaded, caller.user_id, decision)
     record = loaded.record
     if stake:
@@ -290,15 +292,15 @@ def _decide(found: Services, connection: Connection, row: Any, loaded: LoadedRou
                               if stake or payout else row.balance)
     elif stake:
         rounds.move_seat_money(connection, loaded, seat, money)
-    append_events(connection, record.id, loaded.events, texts, moment)
+    append_events(batch, record.id, loaded.events, texts, moment)
     loaded.events += len(texts)
     if stake or state.phase is Phase.COMPLETE:
-        _SEAT_FIGURES.run(connection, {"seat_id": seat.id, "new_staked": seat.staked,
-                                       "new_total": seat.total,
-                                       "new_balance_after": seat.balance_after})
-    _ROUND_MOVED.run(connection, {"round_id_": record.id, "new_phase": record.phase,
-                                  "new_log": record.log, "new_completed_at": record.completed_at,
-                                  "new_figures_pending": state.phase is Phase.COMPLETE})
+        batch.add(_SEAT_FIGURES, {"seat_id": seat.id, "new_staked": seat.staked,
+                                  "new_total": seat.total,
+                                  "new_balance_after": seat.balance_after})
+    batch.add(_ROUND_MOVED, {"round_id_": record.id, "new_phase": record.phase,
+                             "new_log": record.log, "new_completed_at": record.completed_at,
+                             "new_figures_pending": state.phase is Phase.COMPLETE})
     rounds_done(found, loaded)
 
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
 
-from sqlalchemy import Connection, bindparam, func, insert, select
+from sqlalchemy import bindparam, func, insert, select
 from sqlalchemy.orm import Session
 from sqlalchemy.orm.attributes import set_committed_value
 
@@ -32,7 +32,7 @@ from feltlab.server.clock import now
 from feltlab.server.errors import Refused, not_found
 from feltlab.server.fairness import deck_from_seed
 from feltlab.server.models import GameTable, Round, RoundEvent, RoundSeat, table_of
-from feltlab.server.services.statements import Prepared
+from feltlab.server.services.statements import Batch, Prepared
 from feltlab.server.services.tables import lock_table
 
 
@@ -158,15 +158,15 @@ def append(session: Session, loaded: LoadedRound, action: Action) -> None:
     faults.event_appended()
 
 
-def append_events(connection: Connection, round_id: int, first: int, texts: list[str],
+def append_events(batch: Batch, round_id: int, first: int, texts: list[str],
                   moment: datetime) -> None:
     """Append actions (as their JSON texts) to the round's event log, numbered from
-    ``first`` (one statement)."""
+    ``first``, with the transaction's last writes (one statement)."""
     if not texts:
         return
-    _NEW_EVENT.run_rows(connection, [{"round_id": round_id, "seq": first + index,
-                                      "action": text, "at": moment}
-                                     for index, text in enumerate(texts)])
+    batch.add_rows(_NEW_EVENT, [{"round_id": round_id, "seq": first + index,
+                                 "action": text, "at": moment}
+                                for index, text in enumerate(texts)])
     for _ in texts:
         faults.event_appended()
 

@@ -52,7 +52,7 @@ from feltlab.server.services.round_log import (
     extend_log,
 )
 from feltlab.server.services.rounds import check_stake_on, run_actions
-from feltlab.server.services.statements import Prepared
+from feltlab.server.services.statements import Batch, Prepared
 from feltlab.server.views import Fresh, table_state, view_of, wire_text
 
 _TABLES, _ROUNDS, _SEATS = table_of(GameTable), table_of(Round), table_of(RoundSeat)
@@ -240,20 +240,24 @@ def _deal(loaded: LoadedRound) -> None:
 
 
 def _write(connection: Connection, loaded: LoadedRound, before: int,
-           changed: list[RoundSeat], new_seat: RoundSeat | None = None) -> None:
+           changed: list[RoundSeat], new_seat: RoundSeat | None = None,
+           batch: Batch | None = None) -> None:
     """Write what the request did: the actions after the first ``before`` of the log,
     the seats ``changed`` (and ``new_seat``, inserted), and the round's row, marked at
     the end of the round for the pit's figures (written after the commit by the worker's
-    recorder, :func:`feltlab.server.services.private_rounds.settled`)."""
+    recorder, :func:`feltlab.server.services.private_rounds.settled`): with ``batch``, as
+    the request's last writes; without, at once."""
+    writes = batch or Batch()
     record, state = loaded.record, loaded.state
     texts = [json.dumps(action_to_json(action)) for action in state.log[before:]]
     moment = now()
     record.log = extend_log(record.log, texts)
-    append_events(connection, record.id, loaded.events, texts, moment)
+    append_events(writes, record.id, loaded.events, texts, moment)
     loaded.events += len(texts)
     if new_seat is not None:
-        new_seat.id = _NEW_SEAT.scalar(connection, {
-            name: getattr(new_seat, name) for name in SEAT_NAMES if name != "id"})
+        writes.add(_NEW_SEAT, {name: getattr(new_seat, name) for name in SEAT_NAMES
+                               if name != "id"},
+                   then=lambda ids: setattr(new_seat, "id", ids[0]))
     if state.phase is Phase.COMPLETE:
         changed = [seat for seat in loaded.seats if seat is not new_seat]
     if changed:
@@ -262,12 +266,14 @@ def _write(connection: Connection, loaded: LoadedRound, before: int,
             moved |= {f"seat_id_{index}": seat.id, f"staked_{index}": seat.staked,
                       f"total_{index}": seat.total,
                       f"balance_after_{index}": seat.balance_after}
-        _seats_moved(len(changed)).run(connection, moved)
-    _ROUND_MOVED.run(connection, {
+        writes.add(_seats_moved(len(changed)), moved)
+    writes.add(_ROUND_MOVED, {
         "round_id_": record.id, "new_phase": record.phase, "new_log": record.log,
         "new_deadline": record.deadline, "new_client_seed": record.client_seed,
         "new_completed_at": record.completed_at,
         "new_figures_pending": state.phase is Phase.COMPLETE})
+    if batch is None:
+        writes.run(connection)
 
 
 def _answer(found: Services, connection: Connection, table: GameTable, loaded: LoadedRound,
@@ -305,7 +311,8 @@ def bet(found: Services, token: str, table_id: int, placed: Wagers, request: Mon
     Also answers the table's new state for its watchers (None on a retry's answer)."""
     fresh: list[Fresh] = []
 
-    def work(connection: Connection, caller: Caller, row: Any) -> tuple[int, Any]:
+    def work(connection: Connection, caller: Caller, row: Any, batch: Batch
+             ) -> tuple[int, Any]:
         fresh.clear()
         table = table_from_row(row)
         if not table.shared:  # a private table's bet: never sent here
@@ -345,7 +352,7 @@ def bet(found: Services, token: str, table_id: int, placed: Wagers, request: Mon
         if {item.user_id for item in loaded.seats} >= seated.user_ids:
             _deal(loaded)
             _advance(connection, table, loaded)
-        _write(connection, loaded, before, [], seat)
+        _write(connection, loaded, before, [], seat, batch)
         view, state = _answer(found, connection, table, loaded, caller.user_id, seen, seated)
         fresh.append(state)
         return 201, view

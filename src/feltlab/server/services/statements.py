@@ -16,10 +16,15 @@ statement answers what SQLAlchemy's own execution answers.
 Rows are named tuples (by index, by name, unpacked). Parameters a statement does not
 name keep their Core defaults; a column whose Python-side default SQLAlchemy would
 compute at execution must be given (a scalar default is filled in).
+
+A :class:`Batch` gathers a request's last writes, which need nothing of each other's
+effects: on PostgreSQL they run as one statement (each a data-modifying ``WITH`` query),
+on SQLite one after another.
 """
 
 from __future__ import annotations
 
+import re
 from collections import namedtuple
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -32,6 +37,7 @@ from sqlalchemy.sql import Executable, Insert
 from sqlalchemy.sql.compiler import SQLCompiler
 from sqlalchemy.sql.elements import ClauseElement
 from sqlalchemy.sql.schema import ScalarElementColumnDefault
+from sqlalchemy.types import NullType
 
 _CURSOR = "feltlab.cursor"
 
@@ -195,3 +201,97 @@ def _raise(connection: Connection, form: _Form, parameters: Any, cursor: Any,
         connection.invalidate(error)
     raise DBAPIError.instance(form.sql, parameters, error, dialect.loaded_dbapi.Error,
                               connection_invalidated=lost, dialect=dialect) from error
+
+
+@dataclass
+class Deferred:
+    """One write of a :class:`Batch`: once the batch has run, ``values`` holds the first
+    column of each row it returned, and ``then`` was called with them."""
+
+    prepared: Prepared
+    params: Mapping[str, Any]
+    rows: Sequence[Mapping[str, Any]] | None
+    then: Callable[[list[Any]], None] | None
+    values: list[Any] = field(default_factory=list)
+
+    def shape(self) -> tuple[Prepared, int, tuple[str, ...]]:
+        if self.rows is None:
+            return self.prepared, 0, tuple(self.params)
+        return self.prepared, len(self.rows), tuple(self.rows[0])
+
+
+_PLACEHOLDER = re.compile(r"%\((\w+)\)s")
+_BATCHES: dict[tuple[tuple[Prepared, int, tuple[str, ...]], ...], _Form] = {}
+
+
+class Batch:
+    """Writes run together at the end of a transaction (see the module's text). None may
+    change a row another changes, nor read what another writes: on PostgreSQL they all
+    see the database as it was before the batch."""
+
+    def __init__(self) -> None:
+        self._items: list[Deferred] = []
+
+    def add(self, prepared: Prepared, params: Mapping[str, Any],
+            then: Callable[[list[Any]], None] | None = None) -> Deferred:
+        item = Deferred(prepared, params, None, then)
+        self._items.append(item)
+        return item
+
+    def add_rows(self, prepared: Prepared, rows: Sequence[Mapping[str, Any]],
+                 then: Callable[[list[Any]], None] | None = None) -> Deferred:
+        """An INSERT of several rows (see :meth:`Prepared.run_rows`); none: nothing."""
+        item = Deferred(prepared, {}, rows, then)
+        if rows:
+            self._items.append(item)
+        return item
+
+    def run(self, connection: Connection) -> None:
+        items, self._items = self._items, []
+        if connection.dialect.name == "postgresql" and len(items) > 1:
+            _run_together(connection, items)
+        else:
+            for item in items:
+                found = (item.prepared.run(connection, item.params) if item.rows is None
+                         else item.prepared.run_rows(connection, item.rows))
+                item.values = [row[0] for row in found]
+        for item in items:
+            if item.then is not None:
+                item.then(item.values)
+
+
+def _run_together(connection: Connection, items: list[Deferred]) -> None:
+    shape = tuple(item.shape() for item in items)
+    form = _BATCHES.get(shape)
+    forms = [prepared._form(connection.dialect, rows, keys) for prepared, rows, keys in shape]
+    if form is None:
+        form = _BATCHES[shape] = _together(forms)
+    params: dict[str, Any] = {}
+    for index, (item, member) in enumerate(zip(items, forms, strict=True)):
+        values = member.parameters(item.params if item.rows is None else {
+            f"{name}_m{row}": value for row, each in enumerate(item.rows)
+            for name, value in each.items()})
+        params |= {f"b{index}_{name}": value for name, value in values.items()}
+    found = _execute(connection, form, params)[0]
+    returning = iter(found)
+    for item, member in zip(items, forms, strict=True):
+        if member.row is not None:
+            item.values = list(next(returning))
+
+
+def _together(forms: list[_Form]) -> _Form:
+    """One statement of several (PostgreSQL): each a ``WITH`` query, their parameters
+    renamed apart; it answers, for each that returns rows, an array of their first
+    column."""
+    queries, answers = [], []
+    for index, form in enumerate(forms):
+        if "%%" in form.sql:
+            raise ValueError("a batched statement may not hold a literal %")
+        sql = _PLACEHOLDER.sub(f"%(b{index}_\\1)s", form.sql)
+        queries.append(f"b{index} AS ({sql})")
+        if form.row is not None:
+            answers.append(f"ARRAY(SELECT v FROM b{index} AS x(v))")
+    answers = answers or ["1"]
+    row = namedtuple("Batch", [f"v{index}" for index in range(len(answers))])  # type: ignore[misc]
+    return _Form(f"WITH {', '.join(queries)} SELECT {', '.join(answers)}", {}, (), None,
+                 row, tuple(NullType() for _ in answers))

@@ -17,7 +17,6 @@ from typing import Final
 
 from sqlalchemy import (
     Connection,
-    and_,
     bindparam,
     case,
     func,
@@ -193,22 +192,6 @@ def pay(session: Session, user_id: int, currency: str, amount: int, round_id: in
 
 _WALLETS, _TRANSACTIONS = table_of(Wallet), table_of(LedgerTransaction)
 _WALLET_ID = Prepared(select(_WALLETS.c.id).where(_WALLETS.c.name == bindparam("name")))
-_ROUND_MONEY = Prepared(
-    update(_WALLETS)
-    .where(or_(_WALLETS.c.id == bindparam("house_id"),
-               and_(_WALLETS.c.name == bindparam("player"),
-                    _WALLETS.c.balance >= bindparam("debit"))))
-    .values(balance=_WALLETS.c.balance + case((_WALLETS.c.house, bindparam("house_delta")),
-                                              else_=bindparam("player_delta")))
-    .returning(_WALLETS.c.id, _WALLETS.c.house, _WALLETS.c.balance))
-"""A stake and a payout between a player and the house in one guarded statement: the
-player's row is changed only if it holds the stake, so no balance is read first."""
-_NEW_TRANSACTIONS = Prepared(insert(_TRANSACTIONS).returning(_TRANSACTIONS.c.id,
-                                                             _TRANSACTIONS.c.kind))
-"""Several rows in one statement (the rows come back in any order, told apart by their
-kind)."""
-
-
 _HOUSE_IDS: dict[tuple[str, str], int] = {}
 """House wallet ids by database and name, kept by each worker: a wallet's id never
 changes, so the money path looks none up."""
@@ -239,58 +222,6 @@ _PLAYER_BALANCE = Prepared(select(_WALLETS.c.balance).where(
 def player_balance(connection: Connection, user_id: int, currency: str) -> int:
     """A player's balance, read in Core (no wallet object, no lock)."""
     return int(_PLAYER_BALANCE.scalar(connection, {"name": wallet_name(user_id, currency)}))
-
-
-@dataclass(frozen=True)
-class RoundMoney:
-    """What one request moves between a seat and the house: ``stake`` (player to house)
-    and ``payout`` (house to player, the stakes back plus the net result), either 0."""
-
-    stake: int
-    payout: int
-    why: str = "wagers"
-    """What the stake is for, in its memo (the wagers, or the decision's name)."""
-
-
-def move_round_money(connection: Connection, user_id: int, currency: str, house_id: int,
-                     money: RoundMoney, round_id: int, memo: str) -> int | None:
-    """Stake and pay out in one request's transaction: both wallets changed by one
-    guarded UPDATE, and each movement a balanced ledger transaction (stake, then
-    settle); returns the player's balance afterwards, or None (and nothing changed) when
-    the balance is less than the stake. ``memo`` names the round and seat. Three
-    statements, none when nothing moves."""
-    stake, payout = money.stake, money.payout
-    if not stake and not payout:
-        return None
-    rows = _ROUND_MONEY.run(connection, {
-        "house_id": house_id, "player": wallet_name(user_id, currency), "debit": stake,
-        "house_delta": stake - payout, "player_delta": payout - stake})
-    wallets = {bool(house): (wallet_id, balance) for wallet_id, house, balance in rows}
-    if False not in wallets:
-        return None
-    (house, house_after), (player, player_after) = wallets[True], wallets[False]
-    moment, kinds = now(), []
-    if stake:
-        kinds.append({"kind": "stake", "round_id": round_id, "memo": f"{memo}: {money.why}",
-                      "created_at": moment})
-    if payout:
-        kinds.append({"kind": "settle", "round_id": round_id, "memo": f"{memo}: settlement",
-                      "created_at": moment})
-    ids = dict((kind, record_id) for record_id, kind in
-               _NEW_TRANSACTIONS.run_rows(connection, kinds))
-    entries = []
-    if stake:
-        entries += [{"transaction_id": ids["stake"], "wallet_id": player, "amount": -stake,
-                     "balance_after": player_after - payout},
-                    {"transaction_id": ids["stake"], "wallet_id": house, "amount": stake,
-                     "balance_after": house_after + payout}]
-    if payout:
-        entries += [{"transaction_id": ids["settle"], "wallet_id": house, "amount": -payout,
-                     "balance_after": house_after},
-                    {"transaction_id": ids["settle"], "wallet_id": player, "amount": payout,
-                     "balance_after": player_after}]
-    _NEW_ENTRIES.run_rows(connection, entries)
-    return int(player_after)
 
 
 @dataclass(frozen=True)

@@ -48,7 +48,7 @@ from feltlab.server.models import (
     detached,
     table_of,
 )
-from feltlab.server.services import ledger, money_path, rounds
+from feltlab.server.services import money_path, round_money, rounds
 from feltlab.server.services.context import Services
 from feltlab.server.services.idempotency import Answer, MoneyRequest
 from feltlab.server.services.round_log import (
@@ -205,7 +205,7 @@ def _deal(found: Services, connection: Connection, batch: Batch, caller: Caller,
     loaded = LoadedRound(record, [seat], rules, state, len(texts))
     payout = _settle(loaded)
     after = rounds.move_seat_money(connection, loaded, seat,
-                                   ledger.RoundMoney(stake, payout, "wagers"))
+                                   round_money.RoundMoney(stake, payout, "wagers"))
     seat.balance_before = after - payout + stake
     if state.phase is Phase.COMPLETE:
         seat.balance_after = after
@@ -286,7 +286,7 @@ def _decide(found: Services, connection: Connection, batch: Batch, row: Any,
     if state.phase is Phase.COMPLETE:
         record.completed_at = moment
     payout = _settle(loaded)
-    money = ledger.RoundMoney(stake, payout, decision["action"])
+    money = round_money.RoundMoney(stake, payout, decision["action"])
     if state.phase is Phase.COMPLETE:
         seat.balance_after = (rounds.move_seat_money(connection, loaded, seat, money)
                               if stake or payout else row.balance)

@@ -39,7 +39,7 @@ from feltlab.server.fairness import (
     combine_client_seeds,
 )
 from feltlab.server.models import Round, RoundSeat, User
-from feltlab.server.services import ledger
+from feltlab.server.services import ledger, round_money
 from feltlab.server.services.limits import check_stake, refuse_if_barred
 from feltlab.server.services.round_log import LoadedRound, cached_deck
 
@@ -77,15 +77,15 @@ def _house_wallet(connection: Connection, record: Round) -> int:
 
 
 def move_seat_money(connection: Connection, loaded: LoadedRound, seat: RoundSeat,
-                    money: ledger.RoundMoney) -> int:
+                    money: round_money.RoundMoney) -> int:
     """Move a seat's stake and payout with the house's wallet for the round's table (see
-    :func:`feltlab.server.services.ledger.move_round_money`); refuses a stake its balance
+    :func:`feltlab.server.services.round_money.move_round_money`); refuses a stake its balance
     does not cover. Answers the player's balance afterwards."""
     record = loaded.record
     if not money.stake and not money.payout:
         return ledger.player_balance(connection, seat.user_id, record.currency)
     house = _house_wallet(connection, record)
-    after = ledger.move_round_money(connection, seat.user_id, record.currency, house, money,
+    after = round_money.move_round_money(connection, seat.user_id, record.currency, house, money,
                                     record.id, f"round {record.id} seat {seat.seat}")
     if after is None:
         have = ledger.player_balance(connection, seat.user_id, record.currency)

@@ -38,7 +38,7 @@ from feltlab.server.models import (
     detached,
     table_of,
 )
-from feltlab.server.services import changes, ledger, money_path, rounds
+from feltlab.server.services import changes, money_path, round_money, rounds
 from feltlab.server.services.context import Services
 from feltlab.server.services.database import write_connection
 from feltlab.server.services.idempotency import Answer, MoneyRequest
@@ -344,7 +344,7 @@ def bet(found: Services, token: str, table_id: int, placed: Wagers, request: Mon
             "staked": stake, "client_seed": placed.client_seed, "total": None,
             "balance_after": None})
         after = rounds.move_seat_money(connection, loaded, seat,
-                                       ledger.RoundMoney(stake, 0, "wagers"))
+                                       round_money.RoundMoney(stake, 0, "wagers"))
         seat.balance_before = after + stake
         loaded.seats.append(seat)
         loaded.seats.sort(key=lambda item: item.seat)
@@ -391,7 +391,7 @@ def decide_work(found: Services, round_id: int, decision: dict[str, Any],
         run_actions(loaded.state, [action])
         if stake:
             rounds.move_seat_money(connection, loaded, seat,
-                                   ledger.RoundMoney(stake, 0, decision["action"]))
+                                   round_money.RoundMoney(stake, 0, decision["action"]))
         seat.staked += stake
         _advance(connection, table, loaded)
         _write(connection, loaded, before, [seat] if stake else [])

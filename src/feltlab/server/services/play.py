@@ -9,8 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import bindparam, select
-from sqlalchemy.orm import Session
+from sqlalchemy import Connection, bindparam, select
 
 from feltlab.server.auth import Caller, token_digest
 from feltlab.server.errors import Conflict, Unauthorized
@@ -21,6 +20,7 @@ from feltlab.server.services.context import Services
 from feltlab.server.services.idempotency import Answer, MoneyRequest
 from feltlab.server.services.private_rounds import Wagers
 from feltlab.server.services.round_log import LoadedRound
+from feltlab.server.services.statements import Batch
 from feltlab.server.views import Fresh
 
 __all__ = ["Wagers", "bet", "count_if_complete", "decide", "refuse_if_betting_closed"]
@@ -85,10 +85,10 @@ def bet(found: Services, token: str, table_id: int, placed: Wagers,
     return answer
 
 
-def _became_shared(session: Session, caller: Caller, table: GameTable, user: User
+def _became_shared(connection: Connection, caller: Caller, row: Any, batch: Batch
                    ) -> tuple[int, Any]:
     """Never runs: a table never changes kind, and its kind is asked before the bet."""
-    raise Conflict(f"table {table.id} is shared: send the bet again")
+    raise Conflict(f"table {row.t_id} is shared: send the bet again")
 
 
 _TABLE_KIND = select(_TABLES.c.shared).where(_TABLES.c.id == bindparam("table_id"))

@@ -16,7 +16,6 @@ path.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,7 +29,6 @@ from sqlalchemy import (
     select,
     update,
 )
-from sqlalchemy.orm import Session
 from sqlalchemy.sql.selectable import Join
 
 from feltlab.core.engine import Deal, HandState, Phase, action_to_json
@@ -109,9 +107,9 @@ _ROUND_MOVED = Prepared(update(_ROUNDS).where(_ROUNDS.c.id == bindparam("round_i
     completed_at=bindparam("new_completed_at"),
     figures_pending=bindparam("new_figures_pending")))
 
-SharedWork = Callable[[Session, Caller, GameTable, User], tuple[int, Any]]
-"""A shared table's work in the same transaction (the ORM path, on this connection), given
-the table (locked) and the caller's account as the first read found them."""
+SharedWork = money_path.Work
+"""A shared table's work in the same transaction, on the first read's row (the table
+locked, the caller's account and seat), its last writes in the batch."""
 
 
 @dataclass(frozen=True)
@@ -129,15 +127,6 @@ def _table(row: Any) -> GameTable:
     return detached(GameTable, {name: getattr(row, f"t_{name}") for name in _TABLE_NAMES})
 
 
-def _in_session(connection: Connection, caller: Caller, row: Any, shared: SharedWork
-                ) -> tuple[int, Any]:
-    """A shared table's request: the ORM path, in this transaction."""
-    with Session(bind=connection, expire_on_commit=False) as session:
-        answer = shared(session, caller, _table(row), money_path.user_of(row))
-        session.flush()
-    return answer
-
-
 # --- a bet ---------------------------------------------------------------------------------
 
 def bet(found: Services, token: str, table_id: int, placed: Wagers, request: MoneyRequest,
@@ -151,7 +140,7 @@ def bet(found: Services, token: str, table_id: int, placed: Wagers, request: Mon
         fresh.clear()
         table = _table(row)
         if table.shared:
-            return _in_session(connection, caller, row, shared)
+            return shared(connection, caller, row, batch)
         if table.owner_id != caller.user_id:
             raise not_found(f"table {table_id}")
         if table.status != "open":
@@ -234,7 +223,7 @@ def decide(found: Services, token: str, round_id: int, decision: dict[str, Any],
         fresh.clear()
         table = _table(row)
         if table.shared:
-            return _in_session(connection, caller, row, shared)
+            return shared(connection, caller, row, batch)
         seen = found.hub.stamp(table.id)  # the table is locked: nobody changes it now
         loaded = _loaded(connection, row)
         _decide(found, connection, batch, row, loaded, caller, decision)

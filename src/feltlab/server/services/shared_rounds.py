@@ -19,7 +19,6 @@ from functools import cache
 from typing import Any
 
 from sqlalchemy import Connection, bindparam, case, func, insert, select, update
-from sqlalchemy.orm import Session
 from sqlalchemy.sql.elements import BindParameter
 
 from feltlab.core.engine import Deal, Fold, HandState, Phase, action_to_json
@@ -372,15 +371,12 @@ def decide_work(found: Services, round_id: int, decision: dict[str, Any],
     engine and the player's limits, its stake debited, the round run on; the table's new
     state put in ``fresh``."""
 
-    def work(session: Session, caller: Caller, table: GameTable, user: User
+    def work(connection: Connection, caller: Caller, row: Any, batch: Batch
              ) -> tuple[int, Any]:
         fresh.clear()
-        # the private path's connection itself (Session.connection() would begin a
-        # session transaction of its own, for nothing)
-        connection = session.bind
-        assert isinstance(connection, Connection)
+        table, user = table_from_row(row), money_path.user_of(row)
         seen = found.hub.stamp(table.id)  # the table is locked: nobody changes it now
-        current = _ROUND_BY_ID.first(connection, {"round_id": round_id})
+        current = _after_the_lock(connection, row, _ROUND_BY_ID, {"round_id": round_id})
         assert current is not None  # a round is never deleted
         loaded = loaded_from_row(connection, current)
         seat, action, stake = rounds.checked_decision(loaded, caller.user_id, decision)
@@ -394,7 +390,7 @@ def decide_work(found: Services, round_id: int, decision: dict[str, Any],
                                    round_money.RoundMoney(stake, 0, decision["action"]))
         seat.staked += stake
         _advance(connection, table, loaded)
-        _write(connection, loaded, before, [seat] if stake else [])
+        _write(connection, loaded, before, [seat] if stake else [], batch=batch)
         view, state = _answer(found, connection, table, loaded, caller.user_id, seen)
         fresh.append(state)
         return 200, view

@@ -7,7 +7,8 @@ same kind, and driven by the same sequential client: the floor with bets, feltla
 bets and decisions at a High Card Flush practice table (a raise every other round, a
 fold the others). Runs alternate, and the medians are printed: the server processes' CPU
 seconds (Linux /proc) divided by the money requests served and, on PostgreSQL, the
-database backends' CPU beside it.
+database backends' CPU beside it; and each feltlab run's ratio to the floor run just
+before it, with their median (on a machine whose speed drifts, a pair shares it).
 
     python benchmarks/bench_money_floor.py [--database sqlite|postgresql|both]
         [--requests 600] [--repeats 3] [--floor ../shared/bench/server_floor.py]
@@ -224,6 +225,11 @@ def main() -> None:
                     f"alternating runs of {args.requests} requests; feltlab runs "
                     f"{', '.join(f'{value:.2f}' for value in ours_ms)}, floor "
                     f"{', '.join(f'{value:.2f}' for value in floor_ms)})")
+            paired = [mine / theirs for mine, theirs in zip(ours_ms, floor_ms, strict=True)]
+            line += (f"; run by run (each beside the floor run just before it, which the "
+                     f"machine's drift touches least): "
+                     f"{', '.join(f'{value:.2f}x' for value in paired)}, median "
+                     f"{statistics.median(paired):.2f}x")
             if kind == "postgresql":
                 line += (f"; database backends per request: feltlab "
                          f"{statistics.median(ours_db):.2f} ms, floor "

@@ -1,16 +1,17 @@
 """The money requests of a private table (a bet that deals at once, a decision), in
 SQLAlchemy Core on :mod:`feltlab.server.services.money_path`'s frame.
 
-A bet or a decision is one transaction of at most eight statements: the first reads the
-caller, their stored answer, the table (locked) and, for a decision, the round with its
-whole log and the caller's seat; then the round's row, the money (one guarded UPDATE of
-both wallets, the ledger transactions, their entries), the events, the seat, and the
-stored answer. The engine runs in memory between the read and the writes, so a refusal
-writes nothing. The next round's seed is derived, not written (its table's seed key and
-the newest round's seed, in the bet's first read); the pit's figures of a settled round
-are written after the commit (:mod:`feltlab.server.services.figures`). A shared table's
-request runs in the same transaction through :mod:`feltlab.server.services.play`'s ORM
-path.
+A bet or a decision is one transaction of at most eight statements on SQLite, four on
+PostgreSQL: the first reads the caller, their stored answer, the table (locked) and, for
+a decision, the round with its whole log and the caller's seat; then the round's row, the
+money (:mod:`feltlab.server.services.round_money`), and a batch of the last writes: the
+events, the seat, the round's new state and the stored answer. The engine runs in memory
+between the read and the writes, so a refusal writes nothing. The next round's seed is
+derived, not written (its table's seed key and the newest round's seed, in the bet's
+first read); the pit's figures of a settled round are written after the commit
+(:mod:`feltlab.server.services.figures`). A shared table's request runs in the same
+transaction, on the same first row, through
+:mod:`feltlab.server.services.shared_rounds`.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 from fastapi.testclient import TestClient
-from sqlalchemy import event, text
+from sqlalchemy import Connection, event, text
 
 from feltlab.server.services import ledger
 from feltlab.server.services.database import write_connection
@@ -28,6 +28,17 @@ def a_round(client: TestClient) -> int:
     return int(play_round(client, dealer, table, {"wagers": {"ante": 1}})["id"])
 
 
+def house_and_balance(connection: Connection, statements: list[str]) -> tuple[int, int]:
+    """The practice house wallet of table shard 3 and its balance; from then on, every
+    statement run on ``connection`` is added to ``statements``."""
+    house = ledger.house_wallet_id(connection, ledger.house_name("practice", 3))
+    before = int(connection.execute(text("SELECT balance FROM wallets WHERE id = :id"),
+                                    {"id": house}).scalar_one())
+    event.listen(connection, "before_cursor_execute",
+                 lambda *args: statements.append(args[2]))
+    return house, before
+
+
 def test_every_seat_paid_in_one_go(client: TestClient, database_url: str) -> None:
     round_id = a_round(client)
     players = [sign_up(client) for _ in range(3)]
@@ -35,11 +46,7 @@ def test_every_seat_paid_in_one_go(client: TestClient, database_url: str) -> Non
     engine = client.app.state.services.engine  # type: ignore[attr-defined]
     statements: list[str] = []
     with write_connection(engine) as connection:
-        house = ledger.house_wallet_id(connection, ledger.house_name("practice", 3))
-        before = connection.execute(text("SELECT balance FROM wallets WHERE id = :id"),
-                                    {"id": house}).scalar_one()
-        event.listen(connection, "before_cursor_execute",
-                     lambda *args: statements.append(args[2]))
+        house, before = house_and_balance(connection, statements)
         after = ledger.pay_out(connection, "practice", house, round_id, [
             ledger.Payout(users[0], 30, "round seat 1"),
             ledger.Payout(users[1], 0, "round seat 2"),

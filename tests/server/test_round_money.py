@@ -8,13 +8,13 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from sqlalchemy import Connection, event, text
+from sqlalchemy import Connection, text
 
 from feltlab.server.services import ledger
 from feltlab.server.services.database import write_connection
 from feltlab.server.services.round_money import RoundMoney, move_round_money
 from server.conftest import sign_up
-from server.test_ledger_payouts import _user_id, a_round
+from server.test_ledger_payouts import _user_id, a_round, house_and_balance
 
 
 def _written(connection: Connection, round_id: int) -> list[tuple[Any, ...]]:
@@ -35,11 +35,7 @@ def test_stake_and_payout_entered_in_order(client: TestClient, stake: int, payou
     engine = client.app.state.services.engine  # type: ignore[attr-defined]
     statements: list[str] = []
     with write_connection(engine) as connection:
-        house = ledger.house_wallet_id(connection, ledger.house_name("practice", 3))
-        before = connection.execute(text("SELECT balance FROM wallets WHERE id = :id"),
-                                    {"id": house}).scalar_one()
-        event.listen(connection, "before_cursor_execute",
-                     lambda *args: statements.append(args[2]))
+        house, before = house_and_balance(connection, statements)
         after = move_round_money(connection, user, "practice", house,
                                  RoundMoney(stake, payout, "raise"), round_id, "round 1 seat 2")
         assert len(statements) == (1 if engine.dialect.name == "postgresql" else 3)

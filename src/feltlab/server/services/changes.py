@@ -60,6 +60,9 @@ def listen(engine: Engine, stop: threading.Event, heard: Callable[[list[str]], N
     url = engine.url.set(drivername="postgresql").render_as_string(hide_password=False)
     with psycopg.connect(url, autocommit=True) as connection:
         connection.execute(f"LISTEN {CHANNEL}")
+        early = [note.payload for note in connection.notifies(timeout=0)]
+        if early:  # arrived with the LISTEN's answer: psycopg keeps them itself
+            heard(early)
         driver = connection.pgconn
         poller = select.poll()
         poller.register(driver.socket, select.POLLIN)

@@ -132,8 +132,8 @@ _NEW_TRANSACTION = insert(table_of(LedgerTransaction)).returning(
 _SET_BALANCE = (update(table_of(Wallet)).where(table_of(Wallet).c.id == bindparam("wallet_id"))
                 .values(balance=bindparam("new_balance")))
 _NEW_ENTRY = insert(table_of(LedgerEntry))
-_NEW_ENTRIES = Prepared(_NEW_ENTRY)
-"""Several entries in one statement."""
+NEW_ENTRIES = Prepared(_NEW_ENTRY)
+"""Several entries in one statement (the round money's and the payouts')."""
 
 
 def transfer(session: Session, source: str, destination: str, amount: int, kind: str,
@@ -297,7 +297,7 @@ def pay_out(connection: Connection, currency: str, house_id: int, round_id: int,
                          "amount": -payout.amount, "balance_after": house_balance},
                         {"transaction_id": transaction_id, "wallet_id": player_id,
                          "amount": payout.amount, "balance_after": player_after}]
-        _NEW_ENTRIES.run_rows(connection, entries)
+        NEW_ENTRIES.run_rows(connection, entries)
     return {names[name].user_id: after for name, (_, after) in wallets.items()}
 
 

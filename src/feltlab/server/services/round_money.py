@@ -36,7 +36,7 @@ from sqlalchemy import (
 
 from feltlab.server.clock import now
 from feltlab.server.models import LedgerEntry, LedgerTransaction, Wallet, table_of
-from feltlab.server.services.ledger import wallet_name
+from feltlab.server.services.ledger import NEW_ENTRIES, wallet_name
 from feltlab.server.services.statements import Prepared
 
 _WALLETS, _TRANSACTIONS = table_of(Wallet), table_of(LedgerTransaction)
@@ -92,7 +92,6 @@ _NEW_TRANSACTIONS = Prepared(insert(_TRANSACTIONS).returning(_TRANSACTIONS.c.id,
                                                              _TRANSACTIONS.c.kind))
 """Several rows in one statement (the rows come back in any order, told apart by their
 kind)."""
-_NEW_ENTRIES = Prepared(insert(_ENTRIES))
 
 
 @cache
@@ -159,7 +158,7 @@ def move_round_money(connection: Connection, user_id: int, currency: str, house_
         ids = dict((kind, record_id) for record_id, kind in _NEW_TRANSACTIONS.run_rows(
             connection, [{"kind": kind, "round_id": round_id, "memo": text,
                           "created_at": moment} for kind, text in kinds]))
-        _NEW_ENTRIES.run_rows(connection, [
+        NEW_ENTRIES.run_rows(connection, [
             {"transaction_id": ids[entry.kind], "wallet_id": wallets[entry.house][0],
              "amount": entry.amount, "balance_after": wallets[entry.house][1] + entry.offset}
             for entry in entries])

@@ -1,6 +1,7 @@
 """PostgreSQL's NOTIFY and LISTEN between workers (:mod:`feltlab.server.services.changes`):
-what one worker sends, at its commit and never after a rollback, another hears; a lost
-LISTEN connection raises, so that its worker connects again."""
+what one worker sends, at its commit and never after a rollback, another hears if it
+follows the table; a lost LISTEN connection raises, so that its worker connects again and
+LISTENs to every table it follows."""
 
 from __future__ import annotations
 
@@ -28,8 +29,13 @@ def engine(postgres: ThrowawayPostgres | None) -> Iterator[Engine]:
 class Listener:
     """``changes.listen`` in a thread of its own, as a worker runs it."""
 
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: Engine, tables: tuple[int, ...] = (7, 8, 9),
+                 following: changes.Following | None = None) -> None:
         self.heard: list[str] = []
+        self.following = following or changes.Following()
+        self.started: list[tuple[list[int], list[int]]] = []
+        for table_id in tables:
+            self.following.want(table_id, True)
         self.stop = threading.Event()
         self.error: BaseException | None = None
         self.thread = threading.Thread(target=self._run, args=(engine,), daemon=True)
@@ -37,7 +43,8 @@ class Listener:
 
     def _run(self, engine: Engine) -> None:
         try:
-            changes.listen(engine, self.stop, self.heard.extend)
+            changes.listen(engine, self.stop, self.heard.extend, self.following,
+                           lambda listened, stopped: self.started.append((listened, stopped)))
         except BaseException as error:
             self.error = error
 
@@ -62,13 +69,13 @@ class Listener:
 def test_what_commits_is_heard_and_what_rolls_back_is_not(engine: Engine) -> None:
     listener = Listener(engine)
     listener.listening(engine)
-    changes.notify(engine, "7:elsewhere")
+    changes.notify(engine, 7, "7:elsewhere")
     with pytest.raises(RuntimeError), write_connection(engine) as connection:
-        changes.notify_in(connection, "8:rolled-back")
+        changes.notify_in(connection, 8, "8:rolled-back")
         raise RuntimeError
     with write_connection(engine) as connection:
         for payload in ("9:a", "9:b:{\"state\": 1}"):
-            changes.notify_in(connection, payload)
+            changes.notify_in(connection, 9, payload)
     assert listener.wait_for(3) == ["7:elsewhere", "9:a", "9:b:{\"state\": 1}"]
     listener.stop.set()
     listener.thread.join(5)
@@ -84,3 +91,47 @@ def test_a_lost_listen_connection_raises(engine: Engine) -> None:
     listener.thread.join(10)
     assert not listener.thread.is_alive()
     assert listener.error is not None
+
+
+def test_only_the_tables_followed_are_heard(engine: Engine) -> None:
+    """A worker hears a table's changes once it follows the table (its ``ready`` future
+    done, after ``started`` was told), and none of a table it does not follow or has
+    stopped following."""
+    listener = Listener(engine, tables=(1,))
+    assert listener.following.ready(1).result(10) is None
+    assert listener.started[0] == ([1], [])
+    changes.notify(engine, 2, "2:unfollowed")
+    changes.notify(engine, 1, "1:followed")
+    assert listener.wait_for(1) == ["1:followed"]
+    listener.following.want(2, True)
+    listener.following.ready(2).result(10)
+    listener.following.want(1, False)
+    deadline = time.monotonic() + 10
+    while ([], [1]) not in listener.started and time.monotonic() < deadline:
+        time.sleep(0.01)
+    changes.notify(engine, 1, "1:after")
+    changes.notify(engine, 2, "2:now-followed")
+    assert listener.wait_for(2) == ["1:followed", "2:now-followed"]
+    assert listener.started == [([1], []), ([2], []), ([], [1])]
+    listener.stop.set()
+    listener.thread.join(5)
+    assert listener.error is None
+
+
+def test_a_lost_connection_listens_again_to_every_table_followed(engine: Engine) -> None:
+    """After its connection is lost nothing counts as heard (a watcher arriving then
+    waits); the next connection LISTENs to every table followed and tells ``started``."""
+    listener = Listener(engine, tables=(4, 5))
+    listener.following.ready(5).result(10)
+    with engine.connect() as connection:
+        connection.execute(text("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                                "WHERE query LIKE 'LISTEN %'"))
+    listener.thread.join(10)
+    assert listener.error is not None and not listener.following.ready(4).done()
+    again = Listener(engine, tables=(), following=listener.following)  # as _listen does
+    listener.following.ready(4).result(10)
+    assert again.started == [([4, 5], [])]
+    changes.notify(engine, 5, "5:heard")
+    assert again.wait_for(1) == ["5:heard"]
+    again.stop.set()
+    again.thread.join(5)

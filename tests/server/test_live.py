@@ -136,3 +136,32 @@ def test_a_notify_with_the_state_stands_for_the_bare_one_sent_with_it(
     assert announcer.hub.stamp(table_id) == 1
     announcer._heard([f"{table_id + 1}:other"])  # a bare one alone: read the table again
     assert announcer.hub.stamp(table_id + 1) == 1 and len(shown) == 1
+
+
+def test_a_table_is_followed_from_its_first_watcher_to_its_last() -> None:
+    """The hub tells ``followed`` when a table gets its first watcher here and when it
+    loses its last (on PostgreSQL the worker LISTENs to exactly those tables)."""
+    hub, told = Hub(), list[tuple[int, bool]]()
+    hub.followed = lambda table_id, wanted: told.append((table_id, wanted))
+
+    async def watchers() -> None:
+        first, second = hub.watch(3), hub.watch(3)
+        other = hub.watch(4)
+        hub.unwatch(3, first)
+        hub.unwatch(3, first)  # twice: nothing more
+        hub.unwatch(3, second)
+        hub.unwatch(4, other)
+
+    asyncio.run(watchers())
+    assert told == [(3, True), (4, True), (3, False), (4, False)]
+
+
+def test_a_table_heard_again_is_read_again() -> None:
+    """What changed at a table while the worker did not hear it is unknown: when the
+    listener starts (or stops) hearing it, its kept state is no longer taken as current,
+    and its watchers read it again."""
+    announcer = Announcer(create_engine("sqlite://"), _watched(7))
+    before = announcer.hub.stamp(7)
+    announcer._started([7], [])
+    assert announcer.hub.stamp(7) == before + 1
+    assert announcer.ready(7).done()  # SQLite: every worker is told of every change

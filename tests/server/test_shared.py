@@ -171,8 +171,9 @@ def test_websocket_refuses_strangers(client: TestClient) -> None:
 def test_live_updates_cross_workers(database_url: str, monkeypatch: pytest.MonkeyPatch
                                     ) -> None:
     """Two apps on one database stand for two workers: a bet made through one reaches a
-    WebSocket watcher on the other at once (NOTIFY on PostgreSQL, the change watcher on
-    SQLite; not the slow safety-net re-read)."""
+    WebSocket watcher on the other at once (NOTIFY on PostgreSQL, which the watcher's
+    worker LISTENs to before its first view; datagrams on SQLite; not the slow safety-net
+    re-read)."""
     import time
 
     from feltlab.server.api import live_ws
@@ -188,8 +189,7 @@ def test_live_updates_cross_workers(database_url: str, monkeypatch: pytest.Monke
         watcher = sign_up(watcher_side)
         with watcher_side.websocket_connect(f"/api/v1/tables/{table_id}/live",
                                             headers=watcher) as live:
-            assert live.receive_json()["round"] is None
-            time.sleep(0.5)  # let the listener connect
+            assert live.receive_json()["round"] is None  # sent once the change is heard
             started = time.monotonic()
             player_side.post(f"/api/v1/tables/{table_id}/rounds",
                              json={"wagers": {"ante": 3}}, headers=player)

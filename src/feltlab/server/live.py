@@ -34,6 +34,9 @@ class Hub:
         self._unknown_at: dict[int, int] = {}
         """The stamp of the table's latest announcement without a state, until a state
         read after it is installed."""
+        self.followed: Callable[[int, bool], None] | None = None
+        """Told when a table gets its first watcher here (True) and loses its last
+        (False): on PostgreSQL the worker hears only the tables its watchers follow."""
 
     def stamp(self, table_id: int) -> int:
         """How many announcements the table has had in this process."""
@@ -48,13 +51,20 @@ class Hub:
     def watch(self, table_id: int) -> asyncio.Queue[int]:
         queue: asyncio.Queue[int] = asyncio.Queue(maxsize=100)
         with self._lock:
+            first = not self._watchers[table_id]
             self._watchers[table_id].add((asyncio.get_running_loop(), queue))
+        if first and self.followed is not None:
+            self.followed(table_id, True)
         return queue
 
     def unwatch(self, table_id: int, queue: asyncio.Queue[int]) -> None:
         with self._lock:
+            had = bool(self._watchers[table_id])
             self._watchers[table_id] = {item for item in self._watchers[table_id]
                                         if item[1] is not queue}
+            last = had and not self._watchers[table_id]
+        if last and self.followed is not None:
+            self.followed(table_id, False)
 
     def publish(self, table_id: int, seen: int | None = None,
                 install: Callable[[int], None] | None = None,

@@ -1,10 +1,12 @@
 """Live updates across workers and hosts.
 
 The worker that made a change tells its own hub at once. On PostgreSQL it then
-announces the change with ``NOTIFY feltlab_tables`` (the table's id and the worker's own
-mark, so it ignores its own), and every other worker's listener thread passes it to its
-hub. On SQLite (one host, perhaps several workers) it sends the table's id as a datagram
-to every other worker's socket in a folder named after the database file (:class:`Peers`),
+announces the change with a NOTIFY on the table's own channel (the table's id and the
+worker's own mark, so it ignores its own), and the listener thread of every worker with
+a watcher of that table passes it to its hub: a worker LISTENs only on the tables its
+watchers follow, from before a new watcher's first read (:class:`Following`). On SQLite
+(one host, perhaps several workers) it sends the table's id as a datagram to every other
+worker's socket in a folder named after the database file (:class:`Peers`),
 so a change reaches every worker's watchers within milliseconds. A change made with its
 table's new state sends that state too, encoded as every watcher is shown it
 (:func:`feltlab.server.views.wire_text`), so the other workers show it without reading
@@ -25,13 +27,14 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable
+from concurrent.futures import Future
 from pathlib import Path
 
 from sqlalchemy import Engine
 
 from feltlab.server.live import Hub
 from feltlab.server.services import changes
-from feltlab.server.services.changes import NOTIFY_BYTES, with_state
+from feltlab.server.services.changes import NOTIFY_BYTES, Following, with_state
 from feltlab.server.views import TableState, state_from_wire
 
 log = logging.getLogger("feltlab.server")
@@ -152,6 +155,19 @@ class Announcer:
         self.peers: Peers | None = None
         self.origin = secrets.token_hex(8)  # this worker, in its NOTIFY payloads
         self.shown: Shown | None = None  # shows another worker's state in this one
+        self.following: Following | None = None
+        if self.postgresql:
+            self.following = Following()
+            hub.followed = self.following.want
+
+    def ready(self, table_id: int) -> Future[None]:
+        """Done once this worker hears the table's changes made elsewhere (at once on
+        SQLite, where every worker is told of every change)."""
+        if self.following is None:
+            done: Future[None] = Future()
+            done.set_result(None)
+            return done
+        return self.following.ready(table_id)
 
     def publish(self, table_id: int, seen: int | None = None,
                 install: Callable[[int], None] | None = None, notified: bool = False,
@@ -169,9 +185,9 @@ class Announcer:
                 self.peers.send(table_id, wire)
             return
         try:
-            changes.notify(self.engine, with_state(f"{table_id}:{self.origin}",
-                                                   None if wire is None else wire(),
-                                                   NOTIFY_BYTES))
+            changes.notify(self.engine, table_id,
+                           with_state(f"{table_id}:{self.origin}",
+                                      None if wire is None else wire(), NOTIFY_BYTES))
         except Exception:  # the other workers' safety-net re-read still brings the change
             log.warning("NOTIFY failed; other workers' watchers will see the change on "
                         "their next read")
@@ -235,12 +251,21 @@ class Announcer:
                 self.peers.folder.rmdir()
 
     def _listen(self) -> None:
+        assert self.following is not None
         while not self._stop.is_set():
             try:
-                changes.listen(self.engine, self._stop, self._heard)
+                changes.listen(self.engine, self._stop, self._heard, self.following,
+                               self._started)
             except Exception:
                 log.warning("LISTEN connection lost; reconnecting")
                 self._stop.wait(1.0)
+
+    def _started(self, listened: list[int], stopped: list[int]) -> None:
+        """What changed at these tables while this worker did not hear them is unknown
+        here: their watchers (a new one among them) read them again, and a state kept of
+        a table no longer heard is not taken for its latest."""
+        for table_id in [*listened, *stopped]:
+            self.hub.publish(table_id)
 
 
 def _parts(payload: str) -> tuple[str, str, str]:

@@ -95,6 +95,7 @@ async def live(websocket: WebSocket, table_id: RowId) -> None:
     queue = found.hub.watch(table_id)  # before the first view, so no change falls between
     try:
         caller = await run_in_threadpool(_caller, websocket, found)
+        await found.hearing(table_id)  # other workers' changes too, from here on
         first = _view(await _table_state(found, table_id), table_id, caller)
     except DomainError as error:
         found.hub.unwatch(table_id, queue)

@@ -1,17 +1,29 @@
 """The database's part in live updates across workers (:mod:`feltlab.server.notify`):
-PostgreSQL's NOTIFY and LISTEN, and the reads that find changes nobody announced."""
+PostgreSQL's NOTIFY and LISTEN, and the reads that find changes nobody announced.
+
+Each table has a channel of its own (:func:`channel`), and a worker LISTENs only on the
+channels of the tables its watchers follow (:class:`Following`): a change of a table
+nobody watches is heard by no worker, and a worker with watchers of a few tables hears
+nothing of the thousands of others, however many workers and hosts there are."""
 
 from __future__ import annotations
 
+import contextlib
 import select
+import socket
 import threading
 from collections.abc import Callable
+from concurrent.futures import Future, InvalidStateError
+from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import ColumnElement, Connection, Engine, String, bindparam, func, text
+from sqlalchemy import ColumnElement, Connection, Engine, String, bindparam, func, literal, text
 
 from feltlab.server.services.statements import Prepared
 
-CHANNEL = "feltlab_tables"
+if TYPE_CHECKING:
+    import psycopg
+
+CHANNEL_PREFIX = "feltlab_table_"
 NOTIFY_BYTES = 7_900
 """The largest NOTIFY payload sent (PostgreSQL refuses one of 8000 bytes or more)."""
 
@@ -33,54 +45,152 @@ def with_state(head: str, wire: str | None, limit: int) -> str:
     return f"{head}:{wire}"
 
 
+def channel(table_id: int) -> str:
+    """The NOTIFY channel of one table's changes.
+
+    >>> channel(42)
+    'feltlab_table_42'
+    """
+    return f"{CHANNEL_PREFIX}{int(table_id)}"
+
+
 def notify_at_commit(table_id: ColumnElement[int]) -> ColumnElement[object]:
-    """A column that NOTIFYs every worker that the row's table changed, sent by
-    PostgreSQL when the statement's transaction commits (and never if it rolls back):
+    """A column that NOTIFYs the workers following the row's table that it changed, sent
+    by PostgreSQL when the statement's transaction commits (and never if it rolls back):
     a money request announces its change with no statement or transaction of its own.
     The payload is ``TABLE:ORIGIN`` as :func:`notify` sends it (bind ``origin``)."""
-    return func.pg_notify(CHANNEL, func.concat(table_id, ":", bindparam("origin", type_=String))
+    return func.pg_notify(func.concat(literal(CHANNEL_PREFIX, String), table_id),
+                          func.concat(table_id, ":", bindparam("origin", type_=String))
                           ).label("notified")
 
 
-def notify(engine: Engine, payload: str) -> None:
-    """``NOTIFY`` every worker listening on :data:`CHANNEL` (PostgreSQL)."""
+def notify(engine: Engine, table_id: int, payload: str) -> None:
+    """``NOTIFY`` the workers following table ``table_id`` (PostgreSQL)."""
     with engine.connect() as connection:
-        connection.execute(_NOTIFY, {"channel": CHANNEL, "payload": payload})
+        connection.execute(_NOTIFY, {"channel": channel(table_id), "payload": payload})
         connection.commit()
 
 
-def listen(engine: Engine, stop: threading.Event, heard: Callable[[list[str]], None]
+class Following:
+    """The tables whose channels a worker's listener LISTENs on: those its watchers
+    follow (:meth:`want`, from any thread). The listener applies each change in its own
+    thread, woken through a socket pair; :meth:`ready` answers a future that is done once
+    the table's changes are heard (so that a new watcher reads the table only after
+    that, and misses nothing between its read and the LISTEN)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._wanted: set[int] = set()
+        self._listening: set[int] = set()
+        self._waiting: dict[int, list[Future[None]]] = {}
+        self._wake_in, self._wake_out = socket.socketpair()
+        for end in (self._wake_in, self._wake_out):
+            end.setblocking(False)
+
+    def want(self, table_id: int, wanted: bool) -> None:
+        """Start (or stop) hearing the table's changes."""
+        with self._lock:
+            (self._wanted.add if wanted else self._wanted.discard)(table_id)
+        with contextlib.suppress(BlockingIOError):  # woken already
+            self._wake_out.send(b"!")
+
+    def ready(self, table_id: int) -> Future[None]:
+        """Done once the table's changes are heard (at once if they are already)."""
+        future: Future[None] = Future()
+        with self._lock:
+            if table_id in self._listening:
+                future.set_result(None)
+            else:
+                self._waiting.setdefault(table_id, []).append(future)
+        return future
+
+    def wake_socket(self) -> socket.socket:
+        """Readable when :meth:`want` changed something (for the listener's poll)."""
+        return self._wake_in
+
+    def changes(self) -> tuple[list[int], list[int]]:
+        """The tables to LISTEN to and to stop listening to, now."""
+        with contextlib.suppress(BlockingIOError):
+            while self._wake_in.recv(4096):
+                pass
+        with self._lock:
+            return (sorted(self._wanted - self._listening),
+                    sorted(self._listening - self._wanted))
+
+    def applied(self, started: list[int], stopped: list[int]) -> None:
+        """The listener now LISTENs to ``started`` and no longer to ``stopped``: the
+        watchers waiting for ``started`` go on."""
+        with self._lock:
+            self._listening.update(started)
+            self._listening.difference_update(stopped)
+            done = [future for table_id in started
+                    for future in self._waiting.pop(table_id, [])]
+        for future in done:
+            with contextlib.suppress(InvalidStateError):  # its watcher stopped waiting
+                future.set_result(None)
+
+    def lost(self) -> None:
+        """The listener's connection is gone: nothing is heard until it LISTENs again."""
+        with self._lock:
+            self._listening.clear()
+
+
+def listen(engine: Engine, stop: threading.Event, heard: Callable[[list[str]], None],
+           following: Following, started: Callable[[list[int], list[int]], None]
            ) -> None:
-    """Pass the NOTIFY payloads on :data:`CHANNEL` to ``heard``, those that came together
-    at once, until ``stop`` is set (PostgreSQL; a dedicated autocommit connection, which
-    raises if it is lost). Read at libpq's level: a worker hears its own NOTIFYs too,
-    one a money request, and psycopg's ``notifies()`` spends 100 us on each."""
+    """Pass the NOTIFY payloads of the tables ``following`` names to ``heard``, those
+    that came together at once, until ``stop`` is set (PostgreSQL; a dedicated autocommit
+    connection, which raises if it is lost). ``started(listened, stopped)`` is told of
+    each change of what is heard, before the watchers waiting for it go on: what happened
+    at a table while it was not heard is unknown to this worker. Read at libpq's level
+    (psycopg's ``notifies()`` spends 100 us on each)."""
     import psycopg
 
     url = engine.url.set(drivername="postgresql").render_as_string(hide_password=False)
-    with psycopg.connect(url, autocommit=True) as connection:
-        connection.execute(f"LISTEN {CHANNEL}")
-        early = [note.payload for note in connection.notifies(timeout=0)]
-        if early:  # arrived with the LISTEN's answer: psycopg keeps them itself
-            heard(early)
-        driver = connection.pgconn
-        poller = select.poll()
-        poller.register(driver.socket, select.POLLIN)
-        while not stop.is_set():
-            if not poller.poll(1000):
-                continue
-            driver.consume_input()  # raises if the connection is lost
-            payloads = []
-            while (note := driver.notifies()) is not None:
-                payloads.append(note.extra.decode())
-            if payloads:
-                heard(payloads)
+    try:
+        with psycopg.connect(url, autocommit=True) as connection:
+            driver = connection.pgconn
+            poller = select.poll()
+            poller.register(driver.socket, select.POLLIN)
+            poller.register(following.wake_socket(), select.POLLIN)
+            _follow(connection, following, heard, started)
+            while not stop.is_set():
+                ready = poller.poll(1000)
+                if not ready:
+                    continue
+                if any(fd != driver.socket for fd, _ in ready):
+                    _follow(connection, following, heard, started)
+                driver.consume_input()  # raises if the connection is lost
+                payloads = []
+                while (note := driver.notifies()) is not None:
+                    payloads.append(note.extra.decode())
+                if payloads:
+                    heard(payloads)
+    finally:
+        following.lost()
 
 
-def notify_in(connection: Connection, payload: str) -> None:
-    """``NOTIFY`` every worker on :data:`CHANNEL` when ``connection``'s transaction
-    commits (PostgreSQL)."""
-    _NOTIFY_IN.run(connection, {"channel": CHANNEL, "payload": payload})
+def _follow(connection: psycopg.Connection[Any], following: Following,
+            heard: Callable[[list[str]], None],
+            started: Callable[[list[int], list[int]], None]) -> None:
+    """LISTEN to the tables ``following`` wants now, UNLISTEN the others."""
+    listen_to, stop_at = following.changes()
+    if not listen_to and not stop_at:
+        return
+    commands = [f"LISTEN {channel(table_id)}" for table_id in listen_to]
+    commands += [f"UNLISTEN {channel(table_id)}" for table_id in stop_at]
+    connection.execute("; ".join(commands))
+    early = [note.payload for note in connection.notifies(timeout=0)]
+    if early:  # arrived with the commands' answer: psycopg keeps them itself
+        heard(early)
+    started(listen_to, stop_at)
+    following.applied(listen_to, stop_at)
+
+
+def notify_in(connection: Connection, table_id: int, payload: str) -> None:
+    """``NOTIFY`` the workers following table ``table_id`` when ``connection``'s
+    transaction commits (PostgreSQL)."""
+    _NOTIFY_IN.run(connection, {"channel": channel(table_id), "payload": payload})
 
 
 def changed_tables(engine: Engine, last_event: int, last_seat: int

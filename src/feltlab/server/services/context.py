@@ -4,6 +4,7 @@ metrics and the live-update hub (:class:`Services`, kept on ``app.state.services
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
@@ -31,6 +32,11 @@ from feltlab.server.views import wire_text
 
 if TYPE_CHECKING:
     from feltlab.server.views import Fresh, TableState
+
+log = logging.getLogger("feltlab.server")
+HEARING_SECONDS = 5.0
+"""How long a new watcher waits for its worker to hear the table (see
+:meth:`Services.hearing`)."""
 
 
 @dataclass
@@ -109,6 +115,21 @@ class Services:
         else:
             self.announcer.publish(table_id, fresh.seen, install, notified, fresh.state,
                                    partial(wire_text, fresh.state))
+
+    async def hearing(self, table_id: int) -> None:
+        """Wait until this worker hears the table's changes made by other workers (on
+        PostgreSQL, a LISTEN from its first watcher here), so that a new watcher's first
+        read misses nothing; at most :data:`HEARING_SECONDS`, past which the watchers'
+        safety net catches up with what they missed."""
+        if self.announcer is None:
+            return
+        ready = self.announcer.ready(table_id)
+        if ready.done():
+            return
+        try:
+            await asyncio.wait_for(asyncio.wrap_future(ready), HEARING_SECONDS)
+        except TimeoutError:
+            log.warning("table %s: its changes are not heard yet (LISTEN waiting)", table_id)
 
     @property
     def origin(self) -> str:

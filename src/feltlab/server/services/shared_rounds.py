@@ -297,7 +297,7 @@ def tell_others(found: Services, connection: Connection, table_id: int, fresh: F
     head = f"{table_id}:{found.origin}"
     payload = changes.with_state(head, wire_text(fresh.state), changes.NOTIFY_BYTES)
     if payload != head or not told:
-        changes.notify_in(connection, payload)
+        changes.notify_in(connection, table_id, payload)
 
 
 # --- a bet ---------------------------------------------------------------------------------

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import hmac
 from collections.abc import Callable
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any, NamedTuple, TypeVar
 
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
@@ -59,13 +59,25 @@ def checked_token(request: Request) -> str:
     return token
 
 
-async def money_token(request: Request,
-                      declared: Annotated[HTTPAuthorizationCredentials | None,
-                                          Depends(BEARER)]) -> str:
-    """:func:`checked_token` as a dependency run in the event loop (no thread): a money
-    request with no token is refused before its body is read. ``declared`` only puts the
-    bearer scheme in the OpenAPI document."""
-    return checked_token(request)
+class MoneyCaller(NamedTuple):
+    """What a money route needs before its transaction: the caller's token (read in the
+    transaction itself) and the services."""
+
+    token: str
+    found: Services
+
+
+async def money_caller(request: Request) -> MoneyCaller:
+    """A money route's one dependency, run in the event loop (no thread), so that a
+    request with no token is refused before its body is validated: :func:`checked_token`
+    and the services. One dependency, not three: FastAPI spends about 20 us a request
+    solving each. The route declares the bearer scheme itself (:data:`BEARER_SECURITY`)."""
+    return MoneyCaller(checked_token(request), request.app.state.services)
+
+
+BEARER_SECURITY: dict[str, Any] = {"security": [{BEARER.scheme_name: []}]}
+"""``openapi_extra`` of a route that reads the bearer token without :data:`BEARER` as a
+dependency: the OpenAPI document declares it all the same."""
 
 
 def current_caller(request: Request,
@@ -93,4 +105,4 @@ def admin_caller(caller: Annotated[Caller, Depends(current_caller)]) -> Caller:
 CallerDep = Annotated[Caller, Depends(current_caller)]
 AdminDep = Annotated[Caller, Depends(admin_caller)]
 ServicesDep = Annotated[Services, Depends(services)]
-TokenDep = Annotated[str, Depends(money_token)]
+MoneyDep = Annotated[MoneyCaller, Depends(money_caller)]

@@ -7,7 +7,7 @@ from typing import Any
 from fastapi import APIRouter, Request
 
 from feltlab.server.api.contract import refusals
-from feltlab.server.api.deps import CallerDep, ServicesDep, TokenDep
+from feltlab.server.api.deps import BEARER_SECURITY, CallerDep, MoneyDep, ServicesDep
 from feltlab.server.api.money import EncodedJSON, in_writer_thread, money_request
 from feltlab.server.api.responses import Recall, RoundView
 from feltlab.server.api.schemas import ActionRequest, RowId
@@ -25,13 +25,13 @@ def get_round(round_id: RowId, caller: CallerDep, found: ServicesDep) -> Encoded
 
 
 @router.post("/rounds/{round_id}/actions", response_model=RoundView,
-             responses=refusals(404, 409))
-async def act(round_id: RowId, body: ActionRequest, token: TokenDep, found: ServicesDep,
+             responses=refusals(404, 409), openapi_extra=BEARER_SECURITY)
+async def act(round_id: RowId, body: ActionRequest, caller: MoneyDep,
               request: Request) -> EncodedJSON:
     """The caller's decision; a raise, play or bet is debited here. The caller's token is
     read in the decision's own transaction."""
     decision = body.model_dump()
-    return await in_writer_thread(found, play.decide, found, token,
+    return await in_writer_thread(caller.found, play.decide, caller.found, caller.token,
                                   round_id, decision, money_request(request, decision))
 
 

@@ -8,7 +8,7 @@ from typing import Any
 from fastapi import APIRouter, Request
 
 from feltlab.server.api.contract import refusals
-from feltlab.server.api.deps import CallerDep, ServicesDep, TokenDep
+from feltlab.server.api.deps import BEARER_SECURITY, CallerDep, MoneyDep, ServicesDep
 from feltlab.server.api.money import EncodedJSON, in_writer_thread, money_request
 from feltlab.server.api.responses import RoundView, Table, TableWithRound
 from feltlab.server.api.schemas import RoundRequest, RowId, SeatRequest, TableRequest
@@ -23,9 +23,9 @@ router = APIRouter(prefix="/api/v1", tags=["tables"], route_class=StrictJSONRout
 
 # the money route first: a router tries its routes in order, and bets are most of them
 @router.post("/tables/{table_id}/rounds", status_code=201, response_model=RoundView,
-             responses=refusals(404, 409))
-async def start_round(table_id: RowId, body: RoundRequest, token: TokenDep,
-                      found: ServicesDep, request: Request) -> EncodedJSON:
+             responses=refusals(404, 409), openapi_extra=BEARER_SECURITY)
+async def start_round(table_id: RowId, body: RoundRequest, caller: MoneyDep,
+                      request: Request) -> EncodedJSON:
     """Bet: a practice table deals at once; a shared table takes the wagers into its open
     betting window. The wagers are debited here, and the caller's token is read in the
     bet's own transaction."""
@@ -34,7 +34,8 @@ async def start_round(table_id: RowId, body: RoundRequest, token: TokenDep,
     except FairnessError as error:
         raise Refused(str(error)) from None
     placed = play.Wagers(body.wagers, body.colour, client_seed)
-    return await in_writer_thread(found, play.bet, found, token, table_id, placed,
+    found = caller.found
+    return await in_writer_thread(found, play.bet, found, caller.token, table_id, placed,
                                   money_request(request, body.model_dump()))
 
 

@@ -8,11 +8,10 @@ decision, ``GET /api/v1/rounds/{id}`` and every live update.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from feltlab.core import registry
+from feltlab.core import jsontext, registry
 from feltlab.core.cards import format_cards
 from feltlab.core.engine import Action, HandState, Phase, action_to_json
 from feltlab.core.rules import load_rules
@@ -279,7 +278,7 @@ def table_state(table: GameTable, sitting: list[tuple[int, str]] | None,
 
 
 def _compact(value: Any) -> str:
-    return json.dumps(value, separators=(",", ":"))
+    return jsontext.dumps_text(value)
 
 
 def watcher_text(state: TableState, user_id: int) -> str:
@@ -337,7 +336,7 @@ def wire_text(state: TableState) -> str:
 
 def state_from_wire(text: str, stamp: int) -> TableState:
     """A state another worker sent (:func:`wire_text`), to show at ``stamp``."""
-    wire = json.loads(text)
+    wire = jsontext.loads(text)
     status, sitting, round_id, events = wire["version"]
     version = (status, tuple(tuple(item) for item in sitting), round_id, events)
     head = wire["head"]
@@ -353,7 +352,7 @@ def watcher_view(state: TableState, user_id: int) -> dict[str, Any]:
     """What ``GET /api/v1/tables/{id}`` answers ``user_id`` (the table's current round or,
     between rounds, its last one), from the shared state without a database read."""
     if state.seat_numbers is not None:  # another worker's state: its messages only
-        answer: dict[str, Any] = json.loads(watcher_text(state, user_id))
+        answer: dict[str, Any] = jsontext.loads(watcher_text(state, user_id))
         return answer
     view = dict(state.view)
     view["round"] = None if state.loaded is None else view_of(state.loaded, user_id,

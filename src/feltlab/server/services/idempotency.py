@@ -7,7 +7,6 @@ retry is given back (:class:`Answer`).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -16,6 +15,7 @@ from sqlalchemy import Row, bindparam, insert, select, update
 from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm import Session
 
+from feltlab.core import jsontext
 from feltlab.server import faults
 from feltlab.server.auth import Caller
 from feltlab.server.clock import now
@@ -49,8 +49,7 @@ class Answer:
 
 def encode(payload: Any) -> bytes:
     """The JSON text of an answer, compact, as the server sends every JSON answer."""
-    return json.dumps(payload, ensure_ascii=False, allow_nan=False, indent=None,
-                      separators=(",", ":")).encode("utf-8")
+    return jsontext.dumps(payload)
 
 
 def run_money_request(found: Services, caller: Caller, request: MoneyRequest, work: Work

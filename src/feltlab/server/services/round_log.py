@@ -17,6 +17,7 @@ from sqlalchemy import bindparam, func, insert, select
 from sqlalchemy.orm import Session
 from sqlalchemy.orm.attributes import set_committed_value
 
+from feltlab.core import jsontext
 from feltlab.core.cards import Card
 from feltlab.core.engine import (
     Action,
@@ -111,7 +112,7 @@ def extend_log(log: str, texts: list[str]) -> str:
 
 def actions_of(log: str) -> list[Action]:
     """The actions of a round's log."""
-    return [action_from_json(item) for item in json.loads(log or EMPTY_LOG)]
+    return [action_from_json(item) for item in jsontext.loads(log or EMPTY_LOG)]
 
 
 @lru_cache(maxsize=4096)

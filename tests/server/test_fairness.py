@@ -21,9 +21,19 @@ from feltlab.server.fairness import (
     deck_from_seed,
     new_server_seed,
     permutation_from_seed,
+    shuffled,
     unbiased_randbelow,
     word_stream,
 )
+
+PUBLISHED_DECK = ("8d 3h 3d 4h 9c Jc 4d Js 9h 3s 4c Kh 9s Qh 6c 2c 7s Ac Tc 5h Kd As 8h 3c 5s "
+                  "Td 5d 8c 4s Qd Jd Ks Qs 2d 7d Ad Th 6h 6s Kc Ah 2h 5c Ts 7c Qc Jh 7h 2s 8s "
+                  "9d 6d")
+"""The deck of server seed ``00`` * 32 with no client seed, top card first."""
+PUBLISHED_DECK_WITH_CLIENT_SEED = (
+    "4d Jd Jc Kc Td 8d 6d 2c Tc Ts Kh 3h 2s 8s 5h 4c 9h Ks Kd Js Th 3d 4h 6c 3s 8c Qh 7c 3c "
+    "9c As Qs 5c 2h Qd 2d Ad 5d 7d 6h 5s 4s Qc 8h Ac Jh 9d 9s Ah 6s 7s 7h")
+"""The same seed's deck with the client seed ``player``."""
 
 
 def accepted_words(n: int, bits: int) -> range:
@@ -143,3 +153,24 @@ def test_combine_client_seeds() -> None:
 def test_combine_client_seeds_checks_each_seed() -> None:
     with pytest.raises(FairnessError, match="client_seed"):
         combine_client_seeds({1: "fine", 2: "new\nline"})
+
+
+def test_the_fast_shuffle_is_the_reference_shuffle() -> None:
+    """Every deck is dealt by :func:`shuffled`; it draws the same words the same way as
+    the reference (Fisher-Yates over the unbiased draws of the HMAC word stream), for
+    seeds and client seeds of every kind and sizes that reject words now and then."""
+    for number in range(300):
+        seed = hashlib.sha256(str(number).encode()).hexdigest()
+        for client_seed in ("", "x", f"seat-{number}:ok"):
+            for size in (52, 2, 9, 1, 0):
+                assert shuffled(seed, client_seed, size) == permutation_from_seed(
+                    seed, client_seed, size)
+
+
+def test_a_published_deck_is_dealt_as_published() -> None:
+    """A fixed seed's deck, written down once: anyone checking a round with the
+    documented recipe gets this deck, so the algorithm may never drift."""
+    deck = deck_from_seed("00" * 32, "")
+    assert " ".join(str(card) for card in deck) == PUBLISHED_DECK
+    assert " ".join(str(card) for card in deck_from_seed("00" * 32, "player")) == (
+        PUBLISHED_DECK_WITH_CLIENT_SEED)

@@ -137,16 +137,13 @@ def _decision_evs(state: HandState, seat: int, main_stake: int
                   ) -> list[tuple[Fraction, Fraction, str]]:
     """(best EV, chosen EV, pattern) of each decision ``seat`` made, per unit of the main
     wager, replaying the round to see what the player saw at each."""
-    decisions = {index for index, action in enumerate(state.log)
-                 if isinstance(action, DECISIONS) and action.seat == seat}
-    last = max(decisions, default=-1)  # what follows the seat's last decision is not judged
-    replay = HandState(state.rules, state.deck)
     found: list[tuple[Fraction, Fraction, str]] = []
-    for index, action in enumerate(state.log[:last + 1]):
-        if index in decisions:
-            found.append(_judge(replay, seat, action, main_stake))
-        if index < last:
-            replay.apply(action)
+    for index, action in enumerate(state.log):
+        if isinstance(action, DECISIONS) and action.seat == seat:
+            # the round as it stood (its log was verified as it was played)
+            before = HandState.replay(state.rules, state.deck, state.log[:index],
+                                      verified=True)
+            found.append(_judge(before, seat, action, main_stake))
     return found
 
 

@@ -5,9 +5,16 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import APIRouter, Request
+from starlette.concurrency import run_in_threadpool
 
 from feltlab.server.api.contract import refusals
-from feltlab.server.api.deps import BEARER_SECURITY, CallerDep, MoneyDep, ServicesDep
+from feltlab.server.api.deps import (
+    BEARER_SECURITY,
+    CallerDep,
+    MoneyDep,
+    ServicesDep,
+    checked_token,
+)
 from feltlab.server.api.money import EncodedJSON, in_writer_thread, money_request
 from feltlab.server.api.responses import Recall, RoundView
 from feltlab.server.api.schemas import ActionRequest, RowId
@@ -18,10 +25,15 @@ from feltlab.server.services.idempotency import encode
 router = APIRouter(prefix="/api/v1", tags=["rounds"], route_class=StrictJSONRoute)
 
 
-@router.get("/rounds/{round_id}", response_model=RoundView, responses=refusals(404))
-def get_round(round_id: RowId, caller: CallerDep, found: ServicesDep) -> EncodedJSON:
-    """The round as the caller may see it; another player's round is not found."""
-    return EncodedJSON(encode(round_reads.read_round(found, round_id, caller)))
+@router.get("/rounds/{round_id}", response_model=RoundView, responses=refusals(404),
+            openapi_extra=BEARER_SECURITY)
+async def get_round(round_id: RowId, request: Request) -> EncodedJSON:
+    """The round as the caller may see it; another player's round is not found. Polled
+    by players waiting for their turn: the token and the round are read in one thread
+    and one read transaction."""
+    token, found = checked_token(request), request.app.state.services
+    return EncodedJSON(encode(await run_in_threadpool(round_reads.read_round, found, token,
+                                                      round_id)))
 
 
 @router.post("/rounds/{round_id}/actions", response_model=RoundView,

@@ -119,10 +119,17 @@ def authenticated(found: Services, token: str, record_use: bool = True) -> Calle
     (a money request writes it in its own transaction instead)."""
     with found.read_connection() as connection:  # no ORM session: it costs more than this
         caller = check_token(connection, token, found.auth)
-    if caller.stale and record_use:
+    if record_use:
+        note_use(found, caller)
+    return caller
+
+
+def note_use(found: Services, caller: Caller) -> None:
+    """Write down a stale token's use (its idle time starts again), in a transaction of
+    its own; a fresh token's, nothing."""
+    if caller.stale:
         with found.transaction() as session:
             touch(session, caller)
-    return caller
 
 
 def touch(session: Session | Connection, caller: Caller) -> None:

@@ -12,6 +12,7 @@ from sqlalchemy.orm import Session
 from feltlab.server.auth import Caller
 from feltlab.server.errors import not_found
 from feltlab.server.models import GameTable, Round, RoundSeat, User, table_of
+from feltlab.server.services.accounts import check_token, note_use
 from feltlab.server.services.context import Services
 from feltlab.server.services.round_log import (
     LoadedRound,
@@ -75,16 +76,20 @@ _SEATED_ROUND: Any = (select(*ROUND_COLUMNS, _TABLES.c.shared)
 """A round with its log and its table's kind, if the caller has a seat in it."""
 
 
-def read_round(found: Services, round_id: int, caller: Caller) -> dict[str, Any]:
-    """The round as the caller may see it; another player's round is not found (in Core:
-    the round with its log, then its seats; two statements)."""
+def read_round(found: Services, token: str, round_id: int) -> dict[str, Any]:
+    """The round as the caller of ``token`` may see it; another player's round is not
+    found. One read, in Core: the token, the round with its log, its seats (a stale
+    token's use is then written down, as every signed-in read does)."""
     with found.read_connection() as connection:
+        caller = check_token(connection, token, found.auth)
         row: Row[Any] | None = connection.execute(
             _SEATED_ROUND, {"round_id": round_id, "user_id": caller.user_id}).first()
         if row is None:
             raise not_found(f"round {round_id}")
         loaded = loaded_from_row(connection, row, row.shared, to_change=False)
-        return round_view(connection, loaded, caller.user_id)
+        view = round_view(connection, loaded, caller.user_id)
+    note_use(found, caller)
+    return view
 
 
 def read_recall(found: Services, round_id: int, caller: Caller) -> dict[str, Any]:

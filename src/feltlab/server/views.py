@@ -91,21 +91,25 @@ def table_cards(state: HandState) -> dict[str, Any]:
     return cards
 
 
-def _others(loaded: LoadedRound, mine: int | None, usernames: dict[int, str]
-            ) -> list[dict[str, Any]]:
+SeatViews = list[tuple[int, dict[str, Any]]]
+"""What every other player may see of each seat of a round, by seat number."""
+
+
+def seat_views(loaded: LoadedRound, usernames: dict[int, str]) -> SeatViews:
+    """Each seat as the round's other players (and onlookers) see it: its wagers and
+    decisions, its cards and result only once the round is complete."""
     complete = loaded.state.phase is Phase.COMPLETE
     views = []
     for seat in loaded.seats:
-        if seat.seat == mine:
-            continue
-        hand = loaded.state.seats.get(seat.seat)
-        view: dict[str, Any] = {"seat": seat.seat, "username": usernames.get(seat.user_id, ""),
+        number = seat.seat
+        hand = loaded.state.seats.get(number)
+        view: dict[str, Any] = {"seat": number, "username": usernames.get(seat.user_id, ""),
                                 "wagers": dict(hand.wagers) if hand else {},
                                 "decisions": list(hand.decisions) if hand else []}
-        view |= seat_cards(loaded.state, seat.seat, complete)
+        view |= seat_cards(loaded.state, number, complete)
         if complete and seat.total is not None:
             view["total"] = seat.total
-        views.append(view)
+        views.append((number, view))
     return views
 
 
@@ -142,10 +146,11 @@ def common_view(loaded: LoadedRound) -> dict[str, Any]:
     return view
 
 
-def personal_view(loaded: LoadedRound, user_id: int, names: dict[int, str]
-                  ) -> dict[str, Any]:
+def personal_view(loaded: LoadedRound, user_id: int, names: dict[int, str],
+                  seats: SeatViews | None = None) -> dict[str, Any]:
     """The part of a round's view that is ``user_id``'s own: their seat, cards, options
-    and results, and what they may see of the others."""
+    and results, and what they may see of the others (``seats``: :func:`seat_views`,
+    made once for every watcher of one state)."""
     state = loaded.state
     mine = loaded.seat_of(user_id)
     seat = mine.seat if mine else None
@@ -163,7 +168,8 @@ def personal_view(loaded: LoadedRound, user_id: int, names: dict[int, str]
     if raise_range:
         view["raise_range"] = raise_range
     if needs_names(loaded, user_id):
-        view["others"] = _others(loaded, seat, names)
+        view["others"] = [other for number, other in seats or seat_views(loaded, names)
+                          if number != seat]
     if state.phase is Phase.COMPLETE and mine is not None:
         view |= _complete_fields(loaded, mine)
     return view
@@ -242,6 +248,8 @@ class TableState:
     its round, its messages all in ``encoded`` and no ``loaded`` round."""
     phase: str | None = None
     """Its round's phase (None: the table has had no round)."""
+    memo: dict[str, Any] = field(default_factory=dict, compare=False)
+    """What its messages are made of, made once (:func:`seat_views`)."""
 
     @property
     def order(self) -> tuple[int, int]:
@@ -294,9 +302,13 @@ def watcher_text(state: TableState, user_id: int) -> str:
     if text is not None:
         return text
     head = _head(state)
-    text = head if loaded is None else head + _personal_tail(loaded, user_id, state.names)
-    state.encoded[key] = text
-    return text
+    if loaded is not None:
+        seats = state.memo.get("seats")
+        if seats is None:
+            seats = state.memo["seats"] = seat_views(loaded, state.names)
+        head += _personal_tail(loaded, user_id, state.names, seats)
+    state.encoded[key] = head
+    return head
 
 
 def _head(state: TableState) -> str:
@@ -309,8 +321,9 @@ def _head(state: TableState) -> str:
     return state.encoded["head"]
 
 
-def _personal_tail(loaded: LoadedRound, user_id: int, names: dict[int, str]) -> str:
-    return "," + _compact(personal_view(loaded, user_id, names))[1:] + "}"
+def _personal_tail(loaded: LoadedRound, user_id: int, names: dict[int, str],
+                   seats: SeatViews) -> str:
+    return "," + _compact(personal_view(loaded, user_id, names, seats))[1:] + "}"
 
 
 def wire_text(state: TableState) -> str:

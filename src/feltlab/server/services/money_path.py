@@ -61,14 +61,16 @@ class FirstRead:
 
 
 def first_read(*columns: Any, joined: Callable[[Join], Join], table_id: Any,
-               locked: Any) -> FirstRead:
+               locked: Any, sqlite_only: tuple[Any, ...] = ()) -> FirstRead:
     """A money request's first statement: the caller, their stored answer, and the
     request's own ``columns`` from the tables ``joined`` adds (the row of ``locked``
-    locked for the transaction; ``table_id`` the changed table's id column)."""
+    locked for the transaction; ``table_id`` the changed table's id column), and on
+    SQLite ``sqlite_only`` too (what PostgreSQL reads again once the lock is held)."""
     plain = (select(*CALLER_COLUMNS, *columns).select_from(joined(callers()))
              .where(_TOKENS.c.token_hash == bindparam("digest")))
-    return FirstRead(Prepared(plain.with_for_update(of=locked)), Prepared(
-        plain.add_columns(notify_at_commit(table_id)).with_for_update(of=locked)))
+    return FirstRead(Prepared(plain.add_columns(*sqlite_only).with_for_update(of=locked)),
+                     Prepared(plain.add_columns(notify_at_commit(table_id))
+                              .with_for_update(of=locked)))
 
 
 def user_of(row: Any) -> User:

@@ -47,7 +47,7 @@ from feltlab.server.models import (
     detached,
     table_of,
 )
-from feltlab.server.services import money_path, round_money, rounds
+from feltlab.server.services import money_path, round_money, round_rows, rounds
 from feltlab.server.services.context import Services
 from feltlab.server.services.idempotency import Answer, MoneyRequest
 from feltlab.server.services.round_log import (
@@ -95,9 +95,14 @@ def _in_round(joined: Join) -> Join:
 _BET_READ = money_path.first_read(*_TABLE_COLUMNS, _UNFINISHED, _LAST_SEED,
                                   joined=_at_table,
                                   table_id=_TABLES.c.id, locked=_TABLES)
-_ACT_READ = money_path.first_read(*_TABLE_COLUMNS, *_ROUND_COLUMNS, *_SEAT_COLUMNS,
-                                  _WALLETS.c.balance.label("balance"), joined=_in_round,
-                                  table_id=_TABLES.c.id, locked=_TABLES)
+_ACT_READ = money_path.first_read(
+    *_TABLE_COLUMNS, *_ROUND_COLUMNS, *_SEAT_COLUMNS, _WALLETS.c.balance.label("balance"),
+    joined=_in_round, table_id=_TABLES.c.id, locked=_TABLES,
+    sqlite_only=round_rows.seats_and_sitting("sqlite", _ROUNDS.c.id, _TABLES.c.id,
+                                             _TABLES.c.shared))
+"""The caller, their stored answer, the table (locked), the round with its log, the
+caller's seat and balance; at a shared table on SQLite the round's seats and who sits at
+the table too (PostgreSQL reads the round again once the lock is held)."""
 _NEW_ROUND = Prepared(insert(_ROUNDS).returning(_ROUNDS.c.id))
 _NEW_SEAT = Prepared(insert(_SEATS).returning(_SEATS.c.id))
 _SEAT_FIGURES = Prepared(update(_SEATS).where(_SEATS.c.id == bindparam("seat_id")).values(

@@ -4,10 +4,11 @@ SQLAlchemy Core on :mod:`feltlab.server.services.money_path`'s frame, as the pri
 tables' are (:mod:`feltlab.server.services.private_rounds`).
 
 Each is one transaction: the first statement reads the caller, their stored answer, the
-table (locked) and the round with its whole log; then the round's seats and who sits at
-the table (two reads); the engine runs in memory, and the writes follow in batches (the
-money of every seat by one guarded UPDATE each, the events in one INSERT, the seats in
-one, the round's row once). A refusal writes nothing.
+table (locked) and the round with its whole log, its seats and who sits at the table
+(:mod:`feltlab.server.services.round_rows`; on PostgreSQL the round is read again once
+the lock is held, with them); the engine runs in memory, and the writes follow in batches
+(the money of every seat by one guarded UPDATE each, the events in one INSERT, the seats
+in one, the round's row once). A refusal writes nothing.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ from feltlab.server.models import (
     detached,
     table_of,
 )
-from feltlab.server.services import changes, money_path, round_money, rounds
+from feltlab.server.services import changes, money_path, round_money, round_rows, rounds
 from feltlab.server.services.context import Services
 from feltlab.server.services.database import write_connection
 from feltlab.server.services.idempotency import Answer, MoneyRequest
@@ -79,10 +80,13 @@ def _at_table(joined: Any) -> Any:
             .outerjoin(_ROUNDS, _ROUNDS.c.id == _UNFINISHED))
 
 
-_BET_READ = money_path.first_read(*TABLE_COLUMNS, *ROUND_COLUMNS, _MY_SEAT,
-                                  joined=_at_table, table_id=_TABLES.c.id, locked=_TABLES)
+_BET_READ = money_path.first_read(
+    *TABLE_COLUMNS, *ROUND_COLUMNS, _MY_SEAT, joined=_at_table, table_id=_TABLES.c.id,
+    locked=_TABLES, sqlite_only=round_rows.seats_and_sitting("sqlite", _ROUNDS.c.id,
+                                                             _TABLES.c.id))
 """The caller, their stored answer, the table (locked), the caller's seat at it and the
-table's unfinished round, if any, with its log."""
+table's unfinished round, if any, with its log; on SQLite the round's seats and who sits
+at the table too (PostgreSQL reads the round again once the lock is held)."""
 _ROUND_SEATS = Prepared(select(*(_SEATS.c[name] for name in SEAT_NAMES))
                         .where(_SEATS.c.round_id == bindparam("round_id"))
                         .order_by(_SEATS.c.seat))
@@ -122,10 +126,14 @@ _DUE_READ = {"sqlite": Prepared(_DUE), "postgresql": Prepared(
 holds it, on PostgreSQL)."""
 
 
-_CURRENT_ROUND = Prepared(select(*ROUND_COLUMNS).where(_ROUNDS.c.id == (
+_AGAIN = round_rows.seats_and_sitting("postgresql", _ROUNDS.c.id, _ROUNDS.c.table_id)
+"""What PostgreSQL's read of the round once the lock is held carries besides: its seats
+and who sits at its table (see :func:`_after_the_lock`)."""
+_CURRENT_ROUND = Prepared(select(*ROUND_COLUMNS, *_AGAIN).where(_ROUNDS.c.id == (
     select(func.min(_OTHER.c.id)).where(_OTHER.c.table_id == bindparam("table_id"),
                                         _OTHER.c.phase != "complete").scalar_subquery())))
-_ROUND_BY_ID = Prepared(select(*ROUND_COLUMNS).where(_ROUNDS.c.id == bindparam("round_id")))
+_ROUND_BY_ID = Prepared(select(*ROUND_COLUMNS, *_AGAIN).where(
+    _ROUNDS.c.id == bindparam("round_id")))
 
 
 def _after_the_lock(connection: Connection, row: Any, query: Prepared,
@@ -136,7 +144,7 @@ def _after_the_lock(connection: Connection, row: Any, query: Prepared,
     in a statement of its own. (SQLite's writer waits before its transaction begins.)"""
     if connection.dialect.name != "postgresql":
         return None if row.r_id is None else row
-    return query.first(connection, params)
+    return query.first(connection, params)  # PostgreSQL's only: see _AGAIN
 
 
 def table_from_row(row: Any) -> GameTable:
@@ -154,9 +162,12 @@ class Seated:
     names: dict[int, str]
 
 
-def seated_now(connection: Connection, table_id: int) -> Seated:
-    """Who sits at the table now, with their names (one statement)."""
-    rows = _SEATED.run(connection, {"table_id": table_id})
+def seated_now(connection: Connection, table_id: int, row: Any = None) -> Seated:
+    """Who sits at the table now, with their names: as ``row`` carries it
+    (:mod:`feltlab.server.services.round_rows`), else one statement."""
+    rows = None if row is None else round_rows.sitting_of(row)
+    if rows is None:
+        rows = [tuple(found) for found in _SEATED.run(connection, {"table_id": table_id})]
     return Seated([(seat, name) for seat, _, name in rows], {row[1] for row in rows},
                    {user_id: name for _, user_id, name in rows})
 
@@ -178,8 +189,10 @@ def loaded_from_row(connection: Connection, row: Any, shared: bool = True,
     state replayed; ``to_change``: refused if its rule set changed since (a read shows
     it as it was)."""
     record = detached(Round, {name: getattr(row, f"r_{name}") for name in ROUND_NAMES})
-    seats = [detached(RoundSeat, seat._asdict()) for seat in
-             _ROUND_SEATS.run(connection, {"round_id": record.id})]
+    carried = round_rows.seats_of(row)
+    seats = [detached(RoundSeat, seat) for seat in (
+        [seat._asdict() for seat in _ROUND_SEATS.run(connection, {"round_id": record.id})]
+        if carried is None else carried)]
     if not record.log:  # a round from before the log column: its events, once
         texts = connection.execute(select(_EVENTS.c.action).where(
             _EVENTS.c.round_id == record.id).order_by(_EVENTS.c.seq)).scalars().all()
@@ -347,7 +360,7 @@ def bet(found: Services, token: str, table_id: int, placed: Wagers, request: Mon
         seat.balance_before = after + stake
         loaded.seats.append(seat)
         loaded.seats.sort(key=lambda item: item.seat)
-        seated = seated_now(connection, table.id)
+        seated = seated_now(connection, table.id, row if current is None else current)
         if {item.user_id for item in loaded.seats} >= seated.user_ids:
             _deal(loaded)
             _advance(connection, table, loaded)
@@ -391,7 +404,8 @@ def decide_work(found: Services, round_id: int, decision: dict[str, Any],
         seat.staked += stake
         _advance(connection, table, loaded)
         _write(connection, loaded, before, [seat] if stake else [], batch=batch)
-        view, state = _answer(found, connection, table, loaded, caller.user_id, seen)
+        view, state = _answer(found, connection, table, loaded, caller.user_id, seen,
+                              seated_now(connection, table.id, current))
         fresh.append(state)
         return 200, view
 

@@ -14,12 +14,16 @@ from feltlab.server.services import round_rows, shared_rounds
 from feltlab.server.services.context import Services
 from feltlab.server.services.database import write_connection
 from server.conftest import sign_up
-from server.test_shared import bet, table  # noqa: F401 (the fixture)
+from server.test_shared import bet, make_admin
 
 
-def test_the_round_read_carries_its_seats_and_who_sits(
-        client: TestClient, table: tuple[int, list[dict[str, str]]]) -> None:
-    table_id, players = table
+def test_the_round_read_carries_its_seats_and_who_sits(client: TestClient) -> None:
+    table_id = client.post("/api/v1/admin/tables", json={
+        "rules": "high-card-flush", "betting_seconds": 30, "decision_seconds": 30},
+        headers=make_admin(client)).json()["id"]
+    players = [sign_up(client) for _ in range(3)]
+    for seat, headers in enumerate(players, start=1):
+        client.post(f"/api/v1/tables/{table_id}/seats", json={"seat": seat}, headers=headers)
     late = sign_up(client)  # sits down after the others bet: seated, not in the round
     for headers in players[:2]:
         assert bet(client, table_id, headers).status_code == 201

@@ -15,7 +15,7 @@ from feltlab.server.live import Hub
 from feltlab.server.notify import Announcer
 from feltlab.server.services.context import Services
 from feltlab.server.views import TableState, state_from_wire, watcher_text, wire_text
-from server.conftest import sign_up
+from server.conftest import practice_table, sign_up
 from server.test_shared import bet, make_admin
 
 
@@ -165,3 +165,23 @@ def test_a_table_heard_again_is_read_again() -> None:
     announcer._started([7], [])
     assert announcer.hub.stamp(7) == before + 1
     assert announcer.ready(7).done()  # SQLite: every worker is told of every change
+
+
+def test_a_private_change_nobody_watches_builds_no_state(client: TestClient) -> None:
+    """A private table's change with no watcher here (and no other worker to send it to)
+    builds no live state; the stamp moves all the same, so the next watcher reads the
+    table, and is shown the round as the player left it."""
+    player = sign_up(client)
+    table_id = practice_table(client, player, "high-card-flush")
+    found: Services = client.app.state.services  # type: ignore[attr-defined]
+    assert not found.shows(table_id)
+    view = client.post(f"/api/v1/tables/{table_id}/rounds", json={"wagers": {"ante": 5}},
+                       headers=player).json()
+    assert table_id not in found.snapshots and found.hub.stamp(table_id) == 1
+    with client.websocket_connect(f"/api/v1/tables/{table_id}/live", headers=player) as live:
+        assert live.receive_json()["round"]["id"] == view["id"]
+        assert found.shows(table_id)
+        view = client.post(f"/api/v1/rounds/{view['id']}/actions", json={"action": "fold"},
+                           headers=player).json()
+        assert found.snapshots[table_id].phase == "complete"
+        assert live.receive_json()["round"]["phase"] == "complete"

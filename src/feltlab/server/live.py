@@ -43,6 +43,11 @@ class Hub:
         with self._lock:
             return self._stamps[table_id]
 
+    def watched(self, table_id: int) -> bool:
+        """Whether the table has a watcher in this process."""
+        with self._lock:
+            return bool(self._watchers.get(table_id))
+
     def published_at(self, table_id: int) -> float:
         """When (``time.monotonic``) the table was last announced here; 0 if never."""
         with self._lock:

@@ -90,6 +90,11 @@ class Peers:
             self._listed_at = moment
         return self._known
 
+    def any_others(self) -> bool:
+        """Whether another worker runs on this database."""
+        with self._send_lock:
+            return bool(self._others())
+
     def send(self, table_id: int, wire: Callable[[], str] | None = None) -> None:
         """Tell every other worker, with the table's new state as ``wire()`` encodes it
         (only when there is another worker to tell); a socket whose worker died is
@@ -159,6 +164,12 @@ class Announcer:
         if self.postgresql:
             self.following = Following()
             hub.followed = self.following.want
+
+    def sends_states(self) -> bool:
+        """Whether a private table's change is sent to other workers with its state: on
+        SQLite, when there are other workers (on PostgreSQL its first read's NOTIFY says
+        only that it changed)."""
+        return self.peers is not None and self.peers.any_others()
 
     def ready(self, table_id: int) -> Future[None]:
         """Done once this worker hears the table's changes made elsewhere (at once on

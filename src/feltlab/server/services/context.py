@@ -107,7 +107,7 @@ class Services:
             if self.announcer is None:
                 self.hub.publish(table_id)
             else:
-                self.announcer.publish(table_id)
+                self.announcer.publish(table_id, notified=notified)
             return
         install = partial(self.show, table_id, fresh.state)
         if self.announcer is None:
@@ -115,6 +115,12 @@ class Services:
         else:
             self.announcer.publish(table_id, fresh.seen, install, notified, fresh.state,
                                    partial(wire_text, fresh.state))
+
+    def shows(self, table_id: int) -> bool:
+        """Whether a change's own state of the table would be shown to anyone: a watcher
+        in this worker, or on SQLite another worker it is sent to."""
+        return self.hub.watched(table_id) or (self.announcer is not None
+                                              and self.announcer.sends_states())
 
     async def hearing(self, table_id: int) -> None:
         """Wait until this worker hears the table's changes made by other workers (on

@@ -37,6 +37,6 @@ def run_one(found: Services, round_id: int) -> int | None:
     if moved is None:
         return None
     table_id, fresh = moved
-    private_rounds.settled(found, fresh)  # committed: the pit's figures, off this path
+    private_rounds.settled(found, fresh.state.loaded)  # committed: the pit's figures, off this path
     found.publish(table_id, fresh, notified=True)  # on PostgreSQL, by its transaction
     return table_id

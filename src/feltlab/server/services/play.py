@@ -80,7 +80,7 @@ def bet(found: Services, token: str, table_id: int, placed: Wagers,
         refuse_if_betting_closed(found, token, table_id, request)
     answer, fresh = shared_rounds.bet(found, token, table_id, placed, request)
     if fresh is not None:  # the transaction sent NOTIFY (its first read)
-        private_rounds.settled(found, fresh)
+        private_rounds.settled(found, fresh.state.loaded)
         found.publish(table_id, fresh, notified=True)
     return answer
 
@@ -116,7 +116,7 @@ def decide(found: Services, token: str, round_id: int, decision: dict[str, Any],
                                       shared_rounds.decide_work(found, round_id, decision,
                                                                 fresh))
     for changed in fresh:  # the transaction sent NOTIFY (private_rounds' first read)
-        private_rounds.settled(found, changed)
+        private_rounds.settled(found, changed.state.loaded)
         found.publish(changed.state.view["id"], changed, notified=True)
     return answer
 

@@ -139,11 +139,11 @@ def bet(found: Services, token: str, table_id: int, placed: Wagers, request: Mon
         shared: SharedWork) -> Answer:
     """Bet at table ``table_id``: a private table opens a round, stakes the wagers and
     deals (and settles, if nobody has a decision to make); a shared one runs ``shared``."""
-    fresh: list[Fresh] = []
+    made: list[tuple[LoadedRound, Fresh | None]] = []
 
     def work(connection: Connection, caller: Caller, row: Any, batch: Batch
              ) -> tuple[int, Any]:
-        fresh.clear()
+        made.clear()
         table = _table(row)
         if table.shared:
             return shared(connection, caller, row, batch)
@@ -158,16 +158,26 @@ def bet(found: Services, token: str, table_id: int, placed: Wagers, request: Mon
             raise Conflict(f"round {row.unfinished} at this table is not finished")
         seen = found.hub.stamp(table_id)  # the table is locked: nobody changes it now
         loaded = _deal(found, connection, batch, caller, row, table, placed)
-        fresh.append(Fresh(seen, table_state(table, None, loaded,
-                                             {caller.user_id: caller.username})))
+        made.append((loaded, _fresh(found, seen, table, loaded, caller)))
         return 201, view_of(loaded, caller.user_id, {})
 
     answer = money_path.run(found, token, request, _BET_READ, {"table_id": table_id}, work,
                             lambda: not_found(f"table {table_id}"))
-    if fresh:
-        settled(found, fresh[-1])
-        found.publish(table_id, fresh[-1], notified=True)
+    if made:
+        loaded, fresh = made[-1]
+        settled(found, loaded)
+        found.publish(table_id, fresh, notified=True)
     return answer
+
+
+def _fresh(found: Services, seen: int, table: GameTable, loaded: LoadedRound,
+           caller: Caller) -> Fresh | None:
+    """The private table's new state, if anyone is to be shown it (a watcher in this
+    worker, or on SQLite another worker); else None: nobody reads it, and the table's next
+    watcher reads the table."""
+    if not found.shows(table.id):
+        return None
+    return Fresh(seen, table_state(table, None, loaded, {caller.user_id: caller.username}))
 
 
 def _deal(found: Services, connection: Connection, batch: Batch, caller: Caller, row: Any,
@@ -222,28 +232,28 @@ def decide(found: Services, token: str, round_id: int, decision: dict[str, Any],
     """The caller's decision in round ``round_id`` (its stake debited, the round run on,
     settled when complete); a shared table's runs ``shared``. Also answers the table, so
     that the caller can show its watchers (None at a shared table: ``shared`` does)."""
-    fresh: list[Fresh] = []
+    made: list[tuple[LoadedRound, Fresh | None]] = []
 
     def work(connection: Connection, caller: Caller, row: Any, batch: Batch
              ) -> tuple[int, Any]:
-        fresh.clear()
+        made.clear()
         table = _table(row)
         if table.shared:
             return shared(connection, caller, row, batch)
         seen = found.hub.stamp(table.id)  # the table is locked: nobody changes it now
         loaded = _loaded(connection, row)
         _decide(found, connection, batch, row, loaded, caller, decision)
-        fresh.append(Fresh(seen, table_state(table, None, loaded,
-                                             {caller.user_id: caller.username})))
+        made.append((loaded, _fresh(found, seen, table, loaded, caller)))
         return 200, view_of(loaded, caller.user_id, {})
 
     answer = money_path.run(found, token, request, _ACT_READ, {"round_id": round_id}, work,
                             lambda: not_found(f"round {round_id}"))
-    if not fresh:
+    if not made:
         return answer, None
-    settled(found, fresh[-1])
-    table_id = fresh[-1].state.view["id"]
-    found.publish(table_id, fresh[-1], notified=True)
+    loaded, fresh = made[-1]
+    settled(found, loaded)
+    table_id = loaded.record.table_id
+    found.publish(table_id, fresh, notified=True)
     return answer, table_id
 
 
@@ -315,10 +325,9 @@ def _settle(loaded: LoadedRound) -> int:
     return payout
 
 
-def settled(found: Services, committed: Fresh) -> None:
+def settled(found: Services, loaded: LoadedRound | None) -> None:
     """A round the committed request settled (marked ``figures_pending``) goes to the
     worker's recorder of the pit's figures."""
-    loaded = committed.state.loaded
     if loaded is not None and loaded.state.phase is Phase.COMPLETE:
         found.recorder.settled(loaded.state, loaded.seats, loaded.record)
 

@@ -125,6 +125,8 @@ class Following:
             self._listening.difference_update(stopped)
             done = [future for table_id in started
                     for future in self._waiting.pop(table_id, [])]
+            for table_id in [table for table in self._waiting if table not in self._wanted]:
+                done += self._waiting.pop(table_id)  # its watcher left before it was heard
         for future in done:
             with contextlib.suppress(InvalidStateError):  # its watcher stopped waiting
                 future.set_result(None)

@@ -23,7 +23,9 @@ _OPTIONS = orjson.OPT_NON_STR_KEYS  # an integer key is written as text, as json
 
 def dumps(value: Any) -> bytes:
     """``value`` as compact JSON in UTF-8 (its keys in their order; integer keys as text).
-    Only what JSON holds is written: a value of another type raises ``TypeError``."""
+    Unlike the standard library, orjson also writes dates and dataclasses, and writes a
+    float that is not finite as ``null``: callers give it JSON-ready values (the answers
+    and views hold integers and text)."""
     return orjson.dumps(value, option=_OPTIONS)
 
 

@@ -138,7 +138,7 @@ def permutation_from_seed(seed: str, client_seed: str, size: int) -> list[int]:
 
 def shuffled(seed: str, client_seed: str, size: int) -> list[int]:
     """:func:`permutation_from_seed`, the same words drawn the same way, in one loop
-    (every bet deals a deck: 7 us instead of 30). The tests hold the two equal.
+    (every bet deals a deck: about 20 us instead of 30). The tests hold the two equal.
 
     >>> shuffled("ab" * 32, "x", 52) == permutation_from_seed("ab" * 32, "x", 52)
     True

@@ -168,8 +168,8 @@ def personal_view(loaded: LoadedRound, user_id: int, names: dict[int, str],
     if raise_range:
         view["raise_range"] = raise_range
     if needs_names(loaded, user_id):
-        view["others"] = [other for number, other in seats or seat_views(loaded, names)
-                          if number != seat]
+        every = seats if seats is not None else seat_views(loaded, names)
+        view["others"] = [other for number, other in every if number != seat]
     if state.phase is Phase.COMPLETE and mine is not None:
         view |= _complete_fields(loaded, mine)
     return view

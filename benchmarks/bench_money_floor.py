@@ -1,17 +1,25 @@
 """Server CPU per private-table money request, feltlab beside the stack's floor.
 
 The floor is ``server_floor.py`` (see ``../shared/bench/README.md``: FastAPI + SQLAlchemy,
-a token looked up, a key inserted, a guarded debit, two ledger rows, one commit). Each
-is served alone by uvicorn (``feltlab serve`` with one worker) on a fresh database of the
-same kind, and driven by the same sequential client: the floor with bets, feltlab with
-bets and decisions at a High Card Flush practice table (a raise every other round, a
-fold the others). Runs alternate, and the medians are printed: the server processes' CPU
-seconds (Linux /proc) divided by the money requests served and, on PostgreSQL, the
-database backends' CPU beside it; and each feltlab run's ratio to the floor run just
-before it, with their median (on a machine whose speed drifts, a pair shares it).
+a token looked up, a key inserted, a guarded debit, two ledger rows, one commit), run as
+its docstring says and as ``feltlab serve`` runs: without uvicorn's access log, at log
+level warning. Each is served alone by uvicorn (``feltlab serve`` with one worker) on a
+fresh database of the same kind, and driven by the same sequential client: the floor
+with bets, feltlab with bets and decisions at a High Card Flush practice table (a raise
+every other round, a fold the others).
+
+feltlab is measured in two modes each repeat: ``fresh``, the first server process on an
+empty cache (a new HOME and XDG_CACHE_HOME: a new install or container; Numba's disk
+cache and the derived data empty), and ``restarted``, a second process on the cache the
+first filled. Each is measured once its start-up warm-up is over (``/healthz`` answers
+``"ready": true``) and its processes are idle. Runs alternate (floor, fresh, restarted),
+and the medians are printed: the server processes' CPU seconds (Linux /proc) divided by
+the money requests served and, on PostgreSQL, the database backends' CPU beside it; and
+each feltlab run's ratio to the floor run just before it, with their median (on a
+machine whose speed drifts, a triple shares it).
 
     python benchmarks/bench_money_floor.py [--database sqlite|postgresql|both]
-        [--requests 600] [--repeats 3] [--floor ../shared/bench/server_floor.py]
+        [--requests 600] [--repeats 5] [--floor ../shared/bench/server_floor.py]
 """
 
 from __future__ import annotations
@@ -95,7 +103,8 @@ def floor_server(floor: Path, url: str, log: Path) -> Iterator[tuple[str, int]]:
     database = url.replace("postgresql://", "postgresql+psycopg://", 1)
     with log.open("ab") as out:
         process = subprocess.Popen(
-            [sys.executable, "-m", "uvicorn", f"{floor.stem}:app", "--port", str(port)],
+            [sys.executable, "-m", "uvicorn", f"{floor.stem}:app", "--port", str(port),
+             "--no-access-log", "--log-level", "warning"],
             cwd=floor.parent, env={**os.environ, "DB": database}, stdout=out,
             stderr=subprocess.STDOUT, start_new_session=True)
     base = f"http://127.0.0.1:{port}"
@@ -182,24 +191,77 @@ def fresh_database(postgres: ThrowawayPostgres | None, kind: str, folder: Path, 
     return f"sqlite:///{folder / f'{name}.sqlite3'}"
 
 
+@contextmanager
+def environment(changes: dict[str, str | None]) -> Iterator[None]:
+    """``os.environ`` with ``changes`` (None: unset) within the block."""
+    saved = {name: os.environ.get(name) for name in changes}
+    try:
+        for name, value in changes.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+def wait_ready(base: str, seconds: float = 1800) -> float:
+    """Wait until ``/healthz`` says the start-up warm-up is over; answers how long."""
+    start = time.monotonic()
+    while time.monotonic() - start < seconds:
+        answer = httpx.get(base + "/healthz", timeout=5)
+        if answer.status_code == 200 and answer.json().get("ready", True):
+            return time.monotonic() - start
+        time.sleep(0.2)
+    raise TimeoutError(f"the server was not ready in {seconds} s")
+
+
+def run_feltlab(url: str, log: Path, home: Path, requests: int, postgres_url: str | None
+                ) -> tuple[float, float, float]:
+    """A ``feltlab serve`` process with ``home`` as its HOME and cache: (server CPU,
+    database CPU) per request once it is ready, and the seconds it took to be ready."""
+    # Numba's folder named outright (feltlab names it by a hash of its sources otherwise):
+    # a source edited between the two processes (a working tree in use) must not make
+    # the restarted one start on an empty folder; Numba checks each file's stamp itself
+    cache = {"HOME": str(home), "XDG_CACHE_HOME": str(home / ".cache"),
+             "NUMBA_CACHE_DIR": str(home / ".cache" / "numba")}
+    live = LiveServer(url, log, workers=1)
+    with environment(cache):
+        live.start()
+    try:
+        assert live.process is not None
+        ready = wait_ready(live.base)
+        server, database = drive_feltlab(live.base, requests, live.process.pid, postgres_url)
+    finally:
+        live.stop()
+    return server, database, ready
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--database", choices=["sqlite", "postgresql", "both"],
                         default="both")
     parser.add_argument("--requests", type=int, default=600)
-    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--floor", type=Path, default=DEFAULT_FLOOR)
     args = parser.parse_args()
     kinds = ["sqlite", "postgresql"] if args.database == "both" else [args.database]
     folder = Path(tempfile.mkdtemp(prefix="feltlab-floor-"))
     postgres = ThrowawayPostgres() if "postgresql" in kinds else None
     os.environ["FELTLAB_TOKEN_IDLE_MINUTES"] = "120"
+    modes = ("fresh", "restarted")
     try:
         for kind in kinds:
             floor_ms: list[float] = []
-            ours_ms: list[float] = []
             floor_db: list[float] = []
-            ours_db: list[float] = []
+            ours_ms: dict[str, list[float]] = {mode: [] for mode in modes}
+            ours_db: dict[str, list[float]] = {mode: [] for mode in modes}
+            ready: dict[str, list[float]] = {mode: [] for mode in modes}
             for repeat in range(args.repeats):
                 url = fresh_database(postgres, kind, folder, f"floor-{repeat}")
                 with floor_server(args.floor, url, folder / "floor.log") as (base, pid):
@@ -207,33 +269,38 @@ def main() -> None:
                                                    url if kind == "postgresql" else None)
                 floor_ms.append(server * 1000)
                 floor_db.append(database * 1000)
-                url = fresh_database(postgres, kind, folder, f"feltlab-{repeat}")
-                live = LiveServer(url, folder / "feltlab.log", workers=1)
-                live.start()
-                try:
-                    assert live.process is not None
-                    server, database = drive_feltlab(live.base, args.requests,
-                                                     live.process.pid,
-                                                     url if kind == "postgresql" else None)
-                finally:
-                    live.stop()
-                ours_ms.append(server * 1000)
-                ours_db.append(database * 1000)
-            floor, ours = statistics.median(floor_ms), statistics.median(ours_ms)
-            line = (f"{kind}: server CPU per money request: feltlab {ours:.2f} ms, floor "
-                    f"{floor:.2f} ms = {ours / floor:.2f}x (medians of {args.repeats} "
-                    f"alternating runs of {args.requests} requests; feltlab runs "
-                    f"{', '.join(f'{value:.2f}' for value in ours_ms)}, floor "
-                    f"{', '.join(f'{value:.2f}' for value in floor_ms)})")
-            paired = [mine / theirs for mine, theirs in zip(ours_ms, floor_ms, strict=True)]
-            line += (f"; run by run (each beside the floor run just before it, which the "
-                     f"machine's drift touches least): "
-                     f"{', '.join(f'{value:.2f}x' for value in paired)}, median "
-                     f"{statistics.median(paired):.2f}x")
+                home = folder / f"home-{kind}-{repeat}"  # empty: a new install
+                home.mkdir()
+                for mode in modes:  # the second process starts on the cache the first filled
+                    url = fresh_database(postgres, kind, folder, f"feltlab-{mode}-{repeat}")
+                    pg_url = url if kind == "postgresql" else None
+                    server, database, seconds = run_feltlab(
+                        url, folder / "feltlab.log", home, args.requests, pg_url)
+                    ours_ms[mode].append(server * 1000)
+                    ours_db[mode].append(database * 1000)
+                    ready[mode].append(seconds)
+                print(f"{kind} repeat {repeat + 1}: floor {floor_ms[-1]:.2f} ms, "
+                      + ", ".join(f"{mode} {ours_ms[mode][-1]:.2f} ms (ready in "
+                                  f"{ready[mode][-1]:.0f} s)" for mode in modes),
+                      flush=True)
+            floor = statistics.median(floor_ms)
+            line = (f"{kind}: server CPU per money request, medians of {args.repeats} "
+                    f"alternating runs of {args.requests} requests: floor {floor:.2f} ms "
+                    f"(runs {', '.join(f'{value:.2f}' for value in floor_ms)})")
+            for mode in modes:
+                ours = statistics.median(ours_ms[mode])
+                paired = [mine / theirs for mine, theirs
+                          in zip(ours_ms[mode], floor_ms, strict=True)]
+                line += (f"; feltlab {mode} {ours:.2f} ms = {ours / floor:.2f}x the floor "
+                         f"(run by run, each beside the floor run just before it: "
+                         f"{', '.join(f'{value:.2f}x' for value in paired)}, median "
+                         f"{statistics.median(paired):.2f}x; ready after start-up in "
+                         f"{statistics.median(ready[mode]):.0f} s)")
             if kind == "postgresql":
-                line += (f"; database backends per request: feltlab "
-                         f"{statistics.median(ours_db):.2f} ms, floor "
-                         f"{statistics.median(floor_db):.2f} ms")
+                line += (f"; database backends per request: floor "
+                         f"{statistics.median(floor_db):.2f} ms, " + ", ".join(
+                             f"feltlab {mode} {statistics.median(ours_db[mode]):.2f} ms"
+                             for mode in modes))
             print(line, flush=True)
     finally:
         if postgres is not None:

@@ -35,7 +35,7 @@ from fastapi.testclient import TestClient  # noqa: E402
 from sqlalchemy import Engine, event  # noqa: E402
 
 from feltlab.app import create_app  # noqa: E402
-from server.conftest import FAST_HASHING, practice_table, sign_up  # noqa: E402
+from server.conftest import practice_table, settings_for, sign_up  # noqa: E402
 from server.pg import ThrowawayPostgres  # noqa: E402
 from server.test_shared import make_admin  # noqa: E402
 
@@ -128,7 +128,7 @@ class PrivateTable(Table):
 
 
 def measure(url: str, make: Callable[[TestClient], Table], rounds: int) -> str:
-    app = create_app(url, FAST_HASHING, timers=False)
+    app = create_app(settings_for(url), timers=False)
     found = app.state.services
     with TestClient(app) as client:
         table = make(client)

@@ -16,8 +16,7 @@ from fastapi.responses import HTMLResponse
 from feltlab.server import logs
 from feltlab.server.api.deps import AdminDep
 from feltlab.server.app import create_app as create_api
-from feltlab.server.auth import AuthSettings, settings_from_environment
-from feltlab.server.services.database import default_database_url
+from feltlab.server.settings import Settings, for_worker
 from feltlab.web import mount_web
 from feltlab.web.routes import ADMIN_PAGE, page
 
@@ -28,11 +27,10 @@ event loop's thread; with the default it can wait 5 ms a query while holding SQL
 write lock (or PostgreSQL's row locks), which stalls every other writer."""
 
 
-def create_app(database_url: str, auth_settings: AuthSettings | None = None,
-               timers: bool = True, warm: bool = False) -> FastAPI:
-    """API v1 on ``database_url`` (see :func:`feltlab.server.app.create_app`) with the
+def create_app(settings: Settings, *, timers: bool = True) -> FastAPI:
+    """API v1 with ``settings`` (see :func:`feltlab.server.app.create_app`) with the
     pages, their assets and the math pages added."""
-    app = create_api(database_url, auth_settings, timers, warm)
+    app = create_api(settings, timers=timers)
 
     @app.get("/admin", include_in_schema=False, response_class=HTMLResponse)
     def console(caller: AdminDep) -> HTMLResponse:
@@ -44,8 +42,8 @@ def create_app(database_url: str, auth_settings: AuthSettings | None = None,
 
 
 def create_from_environment() -> FastAPI:
-    """The application on ``FELTLAB_DATABASE_URL`` (set by ``feltlab serve``), with the
-    login settings from the environment."""
+    """A uvicorn worker's application, with the settings ``feltlab serve`` handed down
+    (:func:`feltlab.server.settings.for_worker`)."""
     sys.setswitchinterval(SWITCH_INTERVAL)
     logs.configure()  # every line one JSON object
-    return create_app(default_database_url(), settings_from_environment(), warm=True)
+    return create_app(for_worker())

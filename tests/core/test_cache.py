@@ -93,6 +93,27 @@ def test_disabled_cache_neither_reads_nor_writes(monkeypatch: pytest.MonkeyPatch
     assert build.calls == 2 and not cache.entry_path("test", "off").exists()
 
 
+def test_no_cache_option_switches_the_cache_off_in_process(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """``feltlab --no-cache`` turns the cache off in its own process, leaving the
+    environment alone."""
+    import os
+
+    from typer.testing import CliRunner
+
+    from feltlab.cli import app
+
+    monkeypatch.setattr(cache, "_switched_off", False)  # put back after the test
+    assert cache.enabled()
+    before = dict(os.environ)
+    assert CliRunner().invoke(app, ["--no-cache", "rules"]).exit_code == 0
+    assert not cache.enabled() and dict(os.environ) == before
+    build = Builder()
+    cache.load_or_build("test", "off", build)
+    cache.load_or_build("test", "off", build)
+    assert build.calls == 2 and not cache.entry_path("test", "off").exists()
+
+
 def test_an_unwritable_cache_is_not_an_error(tmp_path: Path,
                                              monkeypatch: pytest.MonkeyPatch) -> None:
     blocker = tmp_path / "file"

@@ -302,8 +302,9 @@ def _practice(client: TestClient, headers: dict[str, str]) -> int:
 
 def test_server_deals_it(rules: ToyRules, tmp_path: Path) -> None:
     from feltlab.server.app import create_app  # here: the other tests need no server
+    from feltlab.server.settings import Settings
 
-    app = create_app(f"sqlite:///{tmp_path / 'toy.sqlite3'}")
+    app = create_app(Settings(f"sqlite:///{tmp_path / 'toy.sqlite3'}"))
     with TestClient(app) as client:
         listed = client.get("/api/v1/rules")
         assert RULES_ID in [item["id"] for item in listed.json()]

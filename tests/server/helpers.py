@@ -7,6 +7,8 @@ from typing import Any
 
 from sqlalchemy import create_engine, text
 
+from feltlab.server.services.ledger_check import check_ledger
+
 CARD_TOKEN = re.compile(r"^(?:[2-9TJQKA])[shdc]$")
 
 
@@ -46,4 +48,10 @@ def books(url: str) -> dict[str, Any]:
 
 
 def assert_books_balance(url: str) -> None:
+    """The books read straight from the database balance, and ``feltlab ledger check``
+    (which also holds every round's money to its seats) finds nothing out of line."""
     assert books(url) == {"sum": 0, "unbalanced": 0, "disagreeing": 0, "negative": 0}
+    engine = create_engine(url.replace("postgresql://", "postgresql+psycopg://", 1))
+    report = check_ledger(engine)
+    engine.dispose()
+    assert report.sound, report.problems

@@ -13,8 +13,8 @@ from typing import Any
 import httpx
 from sqlalchemy import create_engine, text
 
-from feltlab.server.services.database import make_engine, session_factory, transaction
-from feltlab.server.services.round_log import load_round
+from feltlab.server.services.database import make_engine
+from feltlab.server.services.round_store import read_round
 from feltlab.server.verify import verify_round
 from server.helpers import assert_books_balance, card_tokens
 from server.live_server import LiveServer
@@ -46,9 +46,9 @@ def reconcile(url: str) -> int:
     for name, balance, net in rows:
         assert balance == 1000 + net, (name, balance, net)
     app_engine = make_engine(url)
-    with transaction(session_factory(app_engine)) as session:
+    with app_engine.connect() as connection:
         for round_id in open_ids:
-            loaded = load_round(session, round_id)
+            _, loaded = read_round(connection, round_id)
             assert loaded.state.phase.value == loaded.record.phase
     app_engine.dispose()
     return len(open_ids)

@@ -12,7 +12,14 @@ from feltlab.server.app import create_app
 from feltlab.server.auth import AuthSettings
 from feltlab.server.clock import now
 from feltlab.server.models import AuthToken
-from server.conftest import FAST_HASHING, balances, practice_table, sign_up, unique_name
+from server.conftest import (
+    FAST_HASHING,
+    balances,
+    practice_table,
+    settings_for,
+    sign_up,
+    unique_name,
+)
 
 PASSWORD = "tulip-staple-93"
 
@@ -164,7 +171,7 @@ def test_admin_created_by_cli_adjusts_cash(sqlite_url: str) -> None:
     code, _, err = run_cli(["admin", "create", "boss", "--database", sqlite_url,
                               "--password-stdin"], "boss-staple-horse\n")
     assert code == 0, err
-    app = create_app(sqlite_url, AuthSettings(), timers=False)
+    app = create_app(settings_for(sqlite_url, AuthSettings()), timers=False)
     with TestClient(app) as client:
         player = unique_name()
         sign_up(client, player)

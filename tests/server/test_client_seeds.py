@@ -19,7 +19,7 @@ from feltlab.server.app import create_app
 from feltlab.server.fairness import combine_client_seeds, deck_from_seed
 from feltlab.server.verify import VerifyError, verify_round
 from server.cli_helpers import run_cli
-from server.conftest import FAST_HASHING, balances, play_round, practice_table, sign_up
+from server.conftest import balances, play_round, practice_table, settings_for, sign_up
 from server.helpers import assert_books_balance
 from server.test_shared import expire_timers, make_admin
 
@@ -157,14 +157,14 @@ def test_betting_window_timer_mixes_the_seeds(client: TestClient) -> None:
 def test_mixed_deck_survives_a_restart(database_url: str) -> None:
     """The mixed seed is committed with the Deal: a restarted server deals on from the
     same deck."""
-    app = create_app(database_url, FAST_HASHING, timers=False)
+    app = create_app(settings_for(database_url), timers=False)
     with TestClient(app) as client:
         table_id, players = open_table(client, players=2)
         bet(client, table_id, players[0], "first")
         dealt = bet(client, table_id, players[1], "second").json()
         assert dealt["phase"] == "decisions"
     app.state.services.engine.dispose()
-    restarted = create_app(database_url, FAST_HASHING, timers=False)
+    restarted = create_app(settings_for(database_url), timers=False)
     with TestClient(restarted) as client:
         again = client.get(f"/api/v1/rounds/{dealt['id']}", headers=players[1]).json()
         assert again["cards"] == dealt["cards"] and again["client_seed"] == dealt["client_seed"]

@@ -22,7 +22,7 @@ from fastapi.testclient import TestClient
 
 from feltlab.server.api.contract import ErrorBody
 from feltlab.server.app import create_app
-from server.conftest import FAST_HASHING, practice_table, sign_up
+from server.conftest import practice_table, settings_for, sign_up
 from server.live_server import LiveServer
 
 SCHEMATHESIS = Path(sys.executable).parent / "schemathesis"
@@ -37,7 +37,7 @@ PASSWORD = "Qv7-contract-Lk2!zeta"  # strong by any estimator
 @pytest.fixture(scope="module")
 def app_client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
     folder = tmp_path_factory.mktemp("contract")
-    app = create_app(f"sqlite:///{folder / 'server.sqlite3'}", FAST_HASHING, timers=False)
+    app = create_app(settings_for(f"sqlite:///{folder / 'server.sqlite3'}"), timers=False)
     with TestClient(app) as client:
         yield client
     app.state.services.engine.dispose()

@@ -21,7 +21,7 @@ from feltlab.cli import app as cli_app
 from feltlab.server.app import create_app
 from feltlab.server.models import User
 from feltlab.server.services import designer
-from server.conftest import FAST_HASHING, sign_up
+from server.conftest import settings_for, sign_up
 from server.designs import builtin_data, design
 
 DATA = Path(__file__).parent.parent / "data"
@@ -29,7 +29,7 @@ DATA = Path(__file__).parent.parent / "data"
 
 @pytest.fixture
 def api(sqlite_url: str) -> Iterator[tuple[TestClient, dict[str, str]]]:
-    app = create_app(sqlite_url, FAST_HASHING, timers=False)
+    app = create_app(settings_for(sqlite_url), timers=False)
     with TestClient(app) as test_client:
         yield test_client, sign_up(test_client)
     app.state.services.engine.dispose()

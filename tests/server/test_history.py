@@ -10,12 +10,12 @@ import pytest
 from fastapi.testclient import TestClient
 
 from feltlab.app import create_app
-from server.conftest import FAST_HASHING, practice_table, sign_up
+from server.conftest import practice_table, settings_for, sign_up
 
 
 @pytest.fixture
 def sqlite_client(sqlite_url: str) -> Iterator[TestClient]:
-    app = create_app(sqlite_url, FAST_HASHING, timers=False)
+    app = create_app(settings_for(sqlite_url), timers=False)
     with TestClient(app) as test_client:
         yield test_client
     app.state.services.engine.dispose()

@@ -10,6 +10,8 @@ from fastapi.testclient import TestClient
 from sqlalchemy import create_engine, text
 
 from feltlab.server.clock import now
+from feltlab.server.services import ledger
+from feltlab.server.services.database import make_engine, session_factory, transaction
 from server.conftest import sign_up
 
 
@@ -18,15 +20,12 @@ def _database(url: str) -> str:
 
 
 def credit_cash(database_url: str, username: str, amount: int) -> None:
-    """An admin's credit, made directly in the database for the test (both sides)."""
-    engine = create_engine(_database(database_url))
-    with engine.begin() as connection:
-        connection.execute(text(
-            "UPDATE wallets SET balance = balance + :amount WHERE name = "
-            "(SELECT 'user:' || id || :suffix FROM users WHERE username = :name)"),
-            {"amount": amount, "name": username, "suffix": ":cash"})
-        connection.execute(text("UPDATE wallets SET balance = balance - :amount "
-                                "WHERE name = 'house:cash'"), {"amount": amount})
+    """An admin's credit, made through the ledger for the test (a balanced transaction)."""
+    engine = make_engine(database_url)
+    with transaction(session_factory(engine)) as session:
+        user_id = session.execute(text("SELECT id FROM users WHERE username = :name"),
+                                  {"name": username}).scalar_one()
+        ledger.adjust_cash(session, user_id, amount, "test credit")
     engine.dispose()
 
 

@@ -20,7 +20,7 @@ from feltlab.server.app import create_app
 from feltlab.server.auth import AuthSettings, dummy_hash, password_hasher
 from feltlab.server.models import LoginFailure
 from feltlab.server.services import accounts
-from server.conftest import FAST_HASHING, unique_name
+from server.conftest import FAST_HASHING, settings_for, unique_name
 
 PASSWORD = "tulip-staple-93"
 PROXY = ("127.0.0.1", 50000)
@@ -29,7 +29,7 @@ PROXY = ("127.0.0.1", 50000)
 
 def app_client(url: str, settings: AuthSettings = FAST_HASHING,
                peer: tuple[str, int] = PROXY) -> Iterator[TestClient]:
-    app = create_app(url, settings, timers=False)
+    app = create_app(settings_for(url, settings), timers=False)
     with TestClient(app, client=peer) as client:
         yield client
     app.state.services.engine.dispose()

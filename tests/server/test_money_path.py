@@ -55,7 +55,7 @@ def test_a_seed_deals_one_round_and_a_table_plays_one_at_a_time(
 
     from feltlab.server.models import Round
     from feltlab.server.services.database import make_engine, normalise_url
-    from feltlab.server.services.money_path import raced
+    from feltlab.server.services.money_frame import raced
 
     headers = sign_up(client)
     table = practice_table(client, headers, "high-card-flush")

@@ -73,9 +73,9 @@ def test_daily_loss_limit_on_cash(client: TestClient, database_url: str) -> None
 
 def test_audit_chain_and_cli(sqlite_url: str) -> None:
     from feltlab.server.app import create_app
-    from server.conftest import FAST_HASHING
+    from server.conftest import settings_for
 
-    app = create_app(sqlite_url, FAST_HASHING, timers=False)
+    app = create_app(settings_for(sqlite_url), timers=False)
     with TestClient(app) as client:
         name = unique_name()
         headers = sign_up(client, name)

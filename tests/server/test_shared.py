@@ -16,7 +16,7 @@ from feltlab.server.clock import now
 from feltlab.server.models import Round, SeatFigure
 from feltlab.server.services import accounts
 from feltlab.server.services.context import Services
-from server.conftest import FAST_HASHING, balances, sign_up, unique_name
+from server.conftest import balances, settings_for, sign_up, unique_name
 from server.helpers import assert_books_balance, card_tokens
 
 
@@ -117,7 +117,7 @@ def test_seat_refusals(client: TestClient, table: tuple[int, list[dict[str, str]
 
 
 def test_timer_survives_restart(database_url: str) -> None:
-    app = create_app(database_url, FAST_HASHING, timers=False)
+    app = create_app(settings_for(database_url), timers=False)
     with TestClient(app) as client:
         admin = make_admin(client)
         table_id = client.post("/api/v1/admin/tables", json={"rules": "nh-holdem-stud"},
@@ -128,7 +128,7 @@ def test_timer_survives_restart(database_url: str) -> None:
                            headers=player).json()
         assert view["phase"] == "decisions" and view["deadline"]
     app.state.services.engine.dispose()
-    restarted = create_app(database_url, FAST_HASHING, timers=False)
+    restarted = create_app(settings_for(database_url), timers=False)
     with TestClient(restarted) as client:
         assert expire_timers(client) == 1
         done = client.get(f"/api/v1/rounds/{view['id']}", headers=player).json()
@@ -179,7 +179,7 @@ def test_live_updates_cross_workers(database_url: str, monkeypatch: pytest.Monke
     from feltlab.server.api import live_ws
 
     monkeypatch.setattr(live_ws, "POLL_SECONDS", 15.0)
-    first, second = (create_app(database_url, FAST_HASHING, timers=False) for _ in range(2))
+    first, second = (create_app(settings_for(database_url), timers=False) for _ in range(2))
     with TestClient(first) as watcher_side, TestClient(second) as player_side:
         admin = make_admin(player_side)
         table_id = player_side.post("/api/v1/admin/tables", json={"rules": "high-card-flush"},

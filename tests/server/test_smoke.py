@@ -30,10 +30,10 @@ def test_metrics_guarded_by_its_token(sqlite_url: str) -> None:
     import dataclasses
 
     from feltlab.server.app import create_app
-    from server.conftest import FAST_HASHING
+    from server.conftest import FAST_HASHING, settings_for
 
-    settings = dataclasses.replace(FAST_HASHING, metrics_token="scrape-7f3a")
-    app = create_app(sqlite_url, settings, timers=False)
+    auth = dataclasses.replace(FAST_HASHING, metrics_token="scrape-7f3a")
+    app = create_app(settings_for(sqlite_url, auth), timers=False)
     with TestClient(app) as client:
         for headers in ({}, {"Authorization": "Bearer wrong"}, {"Authorization": "scrape-7f3a"},
                         {"Authorization": "Basic scrape-7f3a"}):
@@ -47,15 +47,15 @@ def test_metrics_guarded_by_its_token(sqlite_url: str) -> None:
 
 
 def test_metrics_token_read_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    from feltlab.server.auth import settings_from_environment
+    from feltlab.server.settings import from_environment
 
     monkeypatch.setenv("FELTLAB_METRICS_TOKEN", "scrape-7f3a")
     monkeypatch.setenv("FORWARDED_ALLOW_IPS", "10.0.0.1, 10.0.0.2")
-    settings = settings_from_environment()
+    settings = from_environment().auth
     assert settings.metrics_token == "scrape-7f3a"
     assert settings.trusted_proxies == ("10.0.0.1", "10.0.0.2")
     monkeypatch.delenv("FELTLAB_METRICS_TOKEN")
-    assert settings_from_environment().metrics_token is None
+    assert from_environment().auth.metrics_token is None
 
 
 def test_settle_heap_hides_start_up_from_the_collector() -> None:
@@ -76,11 +76,13 @@ def test_settle_heap_hides_start_up_from_the_collector() -> None:
 
 
 def test_opentelemetry_only_when_asked(monkeypatch: pytest.MonkeyPatch) -> None:
-    from feltlab.server.app import OPENTELEMETRY, telemetry_settings
+    from feltlab.server.app import telemetry_settings
+    from feltlab.server.settings import OPENTELEMETRY, from_environment
 
     monkeypatch.delenv(OPENTELEMETRY, raising=False)
-    off = telemetry_settings()
+    off = telemetry_settings(from_environment().opentelemetry)
     assert not any(off.get(part, True) for part in ("tracing", "metrics", "logs",
                                                      "operation_spans"))
     monkeypatch.setenv(OPENTELEMETRY, "1")
-    assert telemetry_settings() == {}  # FastAPI's defaults: on where a provider is set
+    on = telemetry_settings(from_environment().opentelemetry)
+    assert on == {}  # FastAPI's defaults: on where a provider is set

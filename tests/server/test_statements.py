@@ -32,7 +32,7 @@ from sqlalchemy import (
 from sqlalchemy.exc import DBAPIError, IntegrityError
 
 from feltlab.server.auth import token_digest
-from feltlab.server.services import private_rounds
+from feltlab.server.services import play
 from feltlab.server.services.database import make_engine, write_connection
 from feltlab.server.services.statements import Batch, Prepared
 from server.conftest import practice_table, sign_up
@@ -155,14 +155,15 @@ def test_the_first_read_of_a_money_request(client: Any, tmp_path: Path) -> None:
     table = practice_table(client, headers, "high-card-flush")
     found = client.app.state.services
     token = headers["Authorization"].removeprefix("Bearer ")
-    read = private_rounds._BET_READ
+    read = play._BET_READ
     with write_connection(found.engine) as connection:
-        prepared = (read.postgresql if connection.dialect.name == "postgresql"
-                    else read.sqlite)
+        prepared: Any = read  # a Prepared per dialect, or (before it) a pair of them
+        if not isinstance(read, Prepared):
+            prepared = getattr(read, connection.dialect.name)
         params = {"table_id": table, "digest": token_digest(token),
                   "key": "k", "origin": found.origin}
         _same(prepared.run(connection, params),
-              list(connection.execute(prepared.statement, params)))
+              list(connection.execute(prepared.statement_for(connection), params)))
 
 
 def test_a_batch_is_one_statement_on_postgresql(engine: Engine) -> None:
@@ -175,13 +176,14 @@ def test_a_batch_is_one_statement_on_postgresql(engine: Engine) -> None:
                     .returning(THINGS.c.id))
     ids: list[int] = []
     with write_connection(engine) as connection:
-        connection.execute(insert(THINGS), [_row("kept", 1)])
+        kept = connection.execute(insert(THINGS).returning(THINGS.c.id),
+                                  [_row("kept", 1)]).scalar_one()
         told.clear()
         batch = Batch()
         many = batch.add_rows(Prepared(insert(THINGS).returning(THINGS.c.amount)),
                               [_row("a", 2), _row("b", 3)])
-        batch.add(Prepared(update(THINGS).where(THINGS.c.name == bindparam("who"))
-                           .values(amount=bindparam("new"))), {"who": "kept", "new": 9})
+        batch.add(Prepared(update(THINGS).where(THINGS.c.id == bindparam("who"))
+                           .values(amount=bindparam("new"))), {"who": kept, "new": 9})
         fresh = batch.add(once, _row("c", 4), then=ids.extend)
         again = batch.add(once, _row("kept", 5))  # already there: nothing written
         assert batch.add_rows(once, []).values == []  # no rows: not run at all
@@ -208,6 +210,6 @@ def test_a_failing_batch_writes_nothing(engine: Engine) -> None:
     if engine.dialect.name == "postgresql":
         with pytest.raises(ValueError, match="literal %"), engine.connect() as connection:
             batch = Batch()
-            batch.add(Prepared(text("SELECT '%%'")), {})
+            batch.add(Prepared(text("SELECT '%%'")), {}, changes=())
             batch.add(add, _row("y"))
             batch.run(connection)

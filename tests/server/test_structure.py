@@ -22,7 +22,7 @@ from feltlab.app import create_app
 from feltlab.core.rules import builtin_ids
 from feltlab.server import errors, handlers
 from feltlab.server.api import page_responses, responses
-from server.conftest import FAST_HASHING, sign_up
+from server.conftest import settings_for, sign_up
 from server.test_shared import make_admin
 
 SOURCE = Path(feltlab.__file__).parent
@@ -36,7 +36,7 @@ HTTP_FACES = ("app.py", "cli/", "web/", "server/api/", "server/app.py", "server/
 @pytest.fixture(scope="module")
 def app_client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
     folder = tmp_path_factory.mktemp("structure")
-    app = create_app(f"sqlite:///{folder / 'server.sqlite3'}", FAST_HASHING, timers=False)
+    app = create_app(settings_for(f"sqlite:///{folder / 'server.sqlite3'}"), timers=False)
     with TestClient(app) as client:
         yield client
     app.state.services.engine.dispose()
@@ -323,9 +323,95 @@ def test_the_application_composes_the_api_and_the_pages(app_client: TestClient,
 
     assert app_client.get("/").status_code == 200
     assert app_client.get("/static/app.css").status_code == 200
-    api = create_api(sqlite_url, FAST_HASHING, timers=False)
+    api = create_api(settings_for(sqlite_url), timers=False)
     with TestClient(api) as client:
         assert client.get("/api/v1/rules").status_code == 200
         assert client.get("/").status_code == 404
         assert client.get("/static/app.css").status_code == 404
     api.state.services.engine.dispose()
+
+
+# --- the environment: read by the settings alone ---------------------------------------------
+
+ENVIRONMENT = frozenset({"environ", "environb", "getenv", "getenvb", "putenv", "unsetenv"})
+ENVIRON = frozenset({"environ", "environb"})
+MUTATORS = frozenset({"update", "setdefault", "pop", "popitem", "clear", "__setitem__",
+                      "__delitem__", "__ior__"})
+ENVIRONMENT_WRITES = {"__init__.py": ["os.environ['NUMBA_CACHE_DIR']"],
+                      "server/settings.py": ["os.environ[WORKER_VARIABLE]"]}
+"""The only writes of the environment: Numba's cache folder (which Numba reads from there)
+and the settings ``feltlab serve`` hands to uvicorn's workers."""
+
+
+def environment_in(source: str) -> list[str]:
+    """Where ``source`` reads or touches the process's environment: ``os.environ``,
+    ``os.getenv``, ``putenv`` and the like, by any name."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Attribute) and node.attr in ENVIRONMENT:
+            found.append(f"line {node.lineno}: {ast.unparse(node)}")
+        elif isinstance(node, ast.Name) and node.id in ENVIRONMENT:
+            found.append(f"line {node.lineno}: {node.id}")
+        elif isinstance(node, ast.ImportFrom) and node.module == "os":
+            found += [f"line {node.lineno}: from os import {alias.name}"
+                      for alias in node.names if alias.name in ENVIRONMENT | {"*"}]
+    return found
+
+
+def _is_environ(node: ast.expr) -> bool:
+    return ((isinstance(node, ast.Attribute) and node.attr in ENVIRON)
+            or (isinstance(node, ast.Name) and node.id in ENVIRON))
+
+
+def _writes_environment(function: ast.expr) -> bool:
+    if isinstance(function, ast.Attribute):
+        return ((function.attr in MUTATORS and _is_environ(function.value))
+                or function.attr in ("putenv", "unsetenv"))
+    return isinstance(function, ast.Name) and function.id in ("putenv", "unsetenv")
+
+
+def environment_writes(source: str) -> list[str]:
+    """What ``source`` writes into the environment: an item of ``os.environ`` set or
+    deleted, the mapping replaced or changed by a method, ``putenv``/``unsetenv``."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        targets: list[ast.expr] = []
+        if isinstance(node, ast.Assign | ast.Delete):
+            targets = list(node.targets)
+        elif isinstance(node, ast.AugAssign | ast.AnnAssign):
+            targets = [node.target]
+        found += [ast.unparse(target) for target in targets if _is_environ(target)
+                  or (isinstance(target, ast.Subscript) and _is_environ(target.value))]
+        if isinstance(node, ast.Call) and _writes_environment(node.func):
+            found.append(ast.unparse(node))
+    return found
+
+
+def test_the_scans_find_the_environment() -> None:
+    sample = ("import os\nfrom os import environ, getenv\nos.environ['A'] = '1'\n"
+              "environ.update(B='2')\nos.environ |= {'C': '3'}\ndel os.environ['D']\n"
+              "os.putenv('E', '5')\nos.environ.setdefault('F', '6')\nx = os.getenv('G')\n"
+              "y = os.environ.get('H')\n")
+    assert len(environment_writes(sample)) == 6
+    assert len(environment_in(sample)) == 10
+    assert environment_in("import os\nos.getcwd()\n") == []
+    assert environment_writes("x = os.environ.get('A')\nos.environ.copy()\n") == []
+
+
+def test_only_the_settings_read_the_environment_in_the_server() -> None:
+    """:mod:`feltlab.server.settings` is the one module of the server that reads the
+    environment; everything else is handed its settings object."""
+    found = {name: environment_in(path.read_text("utf-8")) for name, path in python_files()
+             if name.startswith("server/") and name != "server/settings.py"}
+    assert {name: lines for name, lines in found.items() if lines} == {}
+    assert environment_in((SOURCE / "server" / "settings.py").read_text("utf-8"))
+
+
+def test_nothing_writes_the_environment_but_the_two_allowed_places() -> None:
+    """The command line hands settings on as objects (``create_app(settings)``, the
+    derived-data cache switched off in process); the environment is written only for
+    Numba's cache folder and, through :func:`feltlab.server.settings.hand_to_workers`, for
+    uvicorn's workers."""
+    found = {name: environment_writes(path.read_text("utf-8"))
+             for name, path in python_files()}
+    assert {name: lines for name, lines in found.items() if lines} == ENVIRONMENT_WRITES

@@ -21,7 +21,7 @@ from feltlab.server.app import create_app
 from feltlab.server.live import Hub
 from feltlab.server.services import ledger
 from feltlab.server.services.database import WriterLock
-from server.conftest import FAST_HASHING, practice_table, sign_up
+from server.conftest import practice_table, settings_for, sign_up
 from server.helpers import assert_books_balance
 from server.live_server import LiveServer
 from server.test_shared import bet, make_admin
@@ -54,7 +54,7 @@ def test_writer_lock_admits_one_writer_at_a_time(tmp_path: Path) -> None:
 
 
 def two_workers(url: str) -> tuple[TestClient, TestClient]:
-    first, second = (create_app(url, FAST_HASHING, timers=False) for _ in range(2))
+    first, second = (create_app(settings_for(url), timers=False) for _ in range(2))
     return TestClient(first), TestClient(second)
 
 

@@ -28,6 +28,7 @@ from fastapi.testclient import TestClient
 
 from feltlab.app import create_app
 from feltlab.server.auth import AuthSettings
+from feltlab.server.settings import Settings
 
 _api_names = itertools.count(1)
 SRC = str(Path(__file__).resolve().parents[2] / "src")
@@ -185,8 +186,9 @@ def phone(browser: Any, watch: Watch) -> Iterator[Any]:
 def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
     """The ASGI app in process on a temporary SQLite database (no browser)."""
     folder: Path = tmp_path_factory.mktemp("web-api")
-    app = create_app(f"sqlite:///{folder / 'web.sqlite3'}",
-                     AuthSettings(argon2_time_cost=1, argon2_memory_kib=1024), timers=False)
+    app = create_app(Settings(f"sqlite:///{folder / 'web.sqlite3'}",
+                              AuthSettings(argon2_time_cost=1, argon2_memory_kib=1024)),
+                     timers=False)
     with TestClient(app) as test_client:
         yield test_client
     app.state.services.engine.dispose()

@@ -27,7 +27,7 @@ from typer.exceptions import Abort
 
 from feltlab.cli.rulescard import rules_card
 from feltlab.cli.terminal import fail, one_line, output_console
-from feltlab.core.cache import NO_CACHE_ENV
+from feltlab.core import cache
 from feltlab.core.cards import CARD_FORMAT
 from feltlab.core.paths import user_cache_dir
 from feltlab.core.rules import RulesError, builtin_ids, load_rules
@@ -202,7 +202,7 @@ def main_options(
     global _debug
     _debug = _debug or debug
     if no_cache:
-        os.environ[NO_CACHE_ENV] = "1"
+        cache.switch_off()
 
 
 def rules_command(
@@ -310,7 +310,9 @@ COMMAND_MODULES: Final = {
     "admin": "feltlab.cli.server",
     "verify": "feltlab.cli.server",
     "audit": "feltlab.cli.server",
+    "ledger": "feltlab.cli.ledger",
     "report": "feltlab.cli.report",
+    "warm": "feltlab.cli.warm",
 }
 """The commands that live in their own modules, each module with a ``register(app)``
 (in the order of the help's list)."""

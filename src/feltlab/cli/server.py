@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import getpass
 import json
-import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -14,6 +13,8 @@ import typer
 
 if TYPE_CHECKING:
     from sqlalchemy import Engine
+
+    from feltlab.server.settings import Settings
 
 GRACEFUL_SECONDS = 10
 """At SIGTERM, requests still running after this long are cancelled (a backstop: live
@@ -29,17 +30,23 @@ def _fail(message: str) -> typer.Exit:
     return typer.Exit(2)
 
 
-def _database(database: str | None) -> str:
-    from feltlab.server.services.database import (
-        DatabaseURLError,
-        default_database_url,
-        normalise_url,
-    )
+def _settings(database: str | None) -> Settings:
+    """The server's settings from the environment (:mod:`feltlab.server.settings`), on
+    ``database`` when given, its URL checked and normalised."""
+    from dataclasses import replace
+
+    from feltlab.server.services.database import DatabaseURLError, normalise_url
+    from feltlab.server.settings import SettingsError, from_environment
 
     try:
-        return normalise_url(database or default_database_url())
-    except DatabaseURLError as error:
+        found = from_environment()
+        return replace(found, database_url=normalise_url(database or found.database_url))
+    except (SettingsError, DatabaseURLError) as error:
         raise _fail(str(error)) from None
+
+
+def _database(database: str | None) -> str:
+    return _settings(database).database_url
 
 
 def _engine(url: str) -> Engine:
@@ -78,23 +85,30 @@ def register(app: typer.Typer) -> None:
                  "addresses, or *); default FORWARDED_ALLOW_IPS or 127.0.0.1.")] = None,
     ) -> None:
         """Run the table server (API v1 under /api/v1, OpenAPI at /openapi.json)."""
+        from dataclasses import replace
+
         import uvicorn
 
         from feltlab.server import logs
         from feltlab.server.metrics import clear_folder, metrics_folder
+        from feltlab.server.settings import hand_to_workers, proxies
 
         logs.configure()  # this process's lines (the migrations', warnings) as JSON too
-        url = _database(database)
-        _engine(url)  # migrate once before the workers start
-        os.environ["FELTLAB_DATABASE_URL"] = url
+        settings = replace(_settings(database), warm=True)
         if forwarded_allow_ips is not None:  # the login throttle trusts the same proxies
-            os.environ["FORWARDED_ALLOW_IPS"] = forwarded_allow_ips
+            auth = replace(settings.auth, trusted_proxies=proxies(forwarded_allow_ips)
+                           or settings.auth.trusted_proxies)
+            settings = replace(settings, auth=auth)
+        url = settings.database_url
+        _engine(url)  # migrate once before the workers start
+        hand_to_workers(settings)  # the workers build the app from an import string
         clear_folder(metrics_folder(url))  # /metrics counts from this start
         typer.echo(f"feltlab table server on http://{host}:{port}/ (database {_shown(url)})",
                    err=True)
         uvicorn.run("feltlab.app:create_from_environment", factory=True, host=host,
                     port=port, workers=workers, log_level="warning", access_log=False,
-                    forwarded_allow_ips=forwarded_allow_ips, log_config=logs.LOG_CONFIG,
+                    forwarded_allow_ips=",".join(settings.auth.trusted_proxies),
+                    log_config=logs.LOG_CONFIG,
                     timeout_graceful_shutdown=GRACEFUL_SECONDS)
 
     db_app = typer.Typer(help="The server's database.", no_args_is_help=True)
@@ -141,11 +155,12 @@ def register(app: typer.Typer) -> None:
             "--password-stdin", help="Read the password from standard input.")] = False,
     ) -> None:
         """Create an admin account (the password is asked for, or read from stdin)."""
-        from feltlab.server.auth import password_hasher, settings_from_environment
+        from feltlab.server.auth import password_hasher
         from feltlab.server.errors import DomainError
         from feltlab.server.services.accounts import create_admin
 
-        engine = _engine(_database(database))
+        settings = _settings(database)
+        engine = _engine(settings.database_url)
         if password_stdin or not sys.stdin.isatty():
             password = sys.stdin.readline().rstrip("\n")
         else:
@@ -153,7 +168,7 @@ def register(app: typer.Typer) -> None:
             if getpass.getpass("Again: ") != password:
                 raise _fail("the two passwords differ")
         try:
-            create_admin(engine, password_hasher(settings_from_environment()), name, password)
+            create_admin(engine, password_hasher(settings.auth), name, password)
         except DomainError as error:
             raise _fail(error.detail) from None
         typer.echo(f"admin {name} created")

@@ -79,9 +79,20 @@ def family_version(family: GameFamily) -> str:
     return _folder_digest(str(folder)) if folder.is_dir() else ""
 
 
+_switched_off = False
+
+
+def switch_off() -> None:
+    """Neither read nor write the cache from now on, in this process (``feltlab
+    --no-cache``); the same as ``FELTLAB_NO_CACHE=1``, without touching the environment."""
+    global _switched_off
+    _switched_off = True
+
+
 def enabled() -> bool:
-    """False when ``FELTLAB_NO_CACHE`` is set to anything but ``""`` or ``0``."""
-    return os.environ.get(NO_CACHE_ENV, "") in ("", "0")
+    """False after :func:`switch_off`, or when ``FELTLAB_NO_CACHE`` is set to anything but
+    ``""`` or ``0``."""
+    return not _switched_off and os.environ.get(NO_CACHE_ENV, "") in ("", "0")
 
 
 def kept() -> str:

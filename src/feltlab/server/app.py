@@ -1,5 +1,6 @@
-"""The table server's API as an ASGI application: :func:`create_app` builds it for a
-database URL, applying the schema migrations first.
+"""The table server's API as an ASGI application: :func:`create_app` builds it from the
+server's settings (:class:`~feltlab.server.settings.Settings`), applying the schema
+migrations first.
 
 This is API v1 alone (and ``/healthz``, ``/metrics``); :func:`feltlab.app.create_app`
 adds the browser's pages to it, as ``feltlab serve`` runs it.
@@ -9,7 +10,6 @@ from __future__ import annotations
 
 import gc
 import hmac
-import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -17,6 +17,7 @@ from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, PlainTextResponse
 from fastapi.telemetry import TelemetryConfig
 
+from feltlab.server import faults, warmup
 from feltlab.server.api import (
     accounts,
     admin,
@@ -35,15 +36,15 @@ from feltlab.server.api import (
     rulesets as rulesets_routes,
 )
 from feltlab.server.api.contract import declare_refusals, refusals
-from feltlab.server.auth import AuthSettings
 from feltlab.server.errors import Unauthorized
 from feltlab.server.handlers import add_error_handlers
 from feltlab.server.middleware import Gate
-from feltlab.server.services import designer as designer_service
 from feltlab.server.services import rulesets
 from feltlab.server.services.context import Services, open_services
 from feltlab.server.services.database import database_reachable
+from feltlab.server.services.ledger_check import LedgerWatch, last_check
 from feltlab.server.services.reports import read_alert_counts
+from feltlab.server.settings import Settings
 from feltlab.server.timers import Ticker
 
 # the money requests' routers first: routes are tried in order, and they are most requests
@@ -68,26 +69,25 @@ def settle_heap() -> None:
     gc.set_threshold(YOUNG_COLLECTION_EVERY, *gc.get_threshold()[1:])
 
 
-OPENTELEMETRY = "FELTLAB_OPENTELEMETRY"
-
-
-def telemetry_settings() -> TelemetryConfig:
-    """FastAPI's OpenTelemetry spans, metrics and logs, on when ``FELTLAB_OPENTELEMETRY``
-    is ``1``: off, a request is spared asking the global providers whether they are
-    configured, and a span opened around each dependency (60 us a money request). The
-    server's own figures are at ``/metrics``."""
-    if os.environ.get(OPENTELEMETRY) == "1":
+def telemetry_settings(opentelemetry: bool) -> TelemetryConfig:
+    """FastAPI's OpenTelemetry spans, metrics and logs, on with ``opentelemetry``
+    (``FELTLAB_OPENTELEMETRY=1``): off, a request is spared asking the global providers
+    whether they are configured, and a span opened around each dependency (60 us a money
+    request). The server's own figures are at ``/metrics``."""
+    if opentelemetry:
         return {}
     return {"tracing": False, "metrics": False, "logs": False, "operation_spans": False}
 
 
-def create_app(database_url: str, auth_settings: AuthSettings | None = None,
-               timers: bool = True, warm: bool = False) -> FastAPI:
-    """API v1 on ``database_url``, its schema brought up to date; with ``timers``, this
-    worker also runs the shared tables' timers; with ``warm`` (a ``feltlab serve``
-    worker), it warms the designer's compiled kernels in the background at start and
-    settles its heap (:func:`settle_heap`: once a process, as it freezes what is alive)."""
-    found = open_services(database_url, auth_settings)
+def create_app(settings: Settings, *, timers: bool = True) -> FastAPI:
+    """API v1 on ``settings.database_url``, its schema brought up to date; with ``timers``,
+    this worker also runs the shared tables' timers; with ``settings.warm`` (a ``feltlab
+    serve`` worker), it warms the designer's compiled kernels in the background at start
+    and settles its heap (:func:`settle_heap`: once a process, as it freezes what is
+    alive)."""
+    warm = settings.warm
+    faults.configure(settings.crash_after_events, settings.crash_after_commits)
+    found = open_services(settings.database_url, settings.auth)
     rulesets.install(found)
 
     @asynccontextmanager
@@ -96,13 +96,17 @@ def create_app(database_url: str, auth_settings: AuthSettings | None = None,
         if ticker:
             ticker.start()
         if warm:
-            designer_service.start_warming()
+            warmup.start(then=settle_heap)  # feltlab.server.warmup: every cache, ahead
         if found.announcer is not None:
             found.announcer.start()
         found.recorder.start()
+        ledger_watch = LedgerWatch(found.engine, found.reader_engine,
+                                   settings.ledger_check_minutes if timers else 0)
+        ledger_watch.start()
         if warm:
             settle_heap()
         yield
+        ledger_watch.stop()
         if found.announcer is not None:
             found.announcer.stop()
         if ticker:
@@ -110,23 +114,27 @@ def create_app(database_url: str, auth_settings: AuthSettings | None = None,
         found.close()
 
     app = FastAPI(title="feltlab table server", version="1", lifespan=lifespan,
-                  telemetry=telemetry_settings())
+                  telemetry=telemetry_settings(settings.opentelemetry))
     app.state.services = found
+    app.state.settings = settings
     for router in ROUTERS:
         app.include_router(router)
     _add_operations(app, found)
     declare_refusals(app)
     add_error_handlers(app)
-    app.add_middleware(Gate, metrics=found.metrics)  # refuses before anything reads a body
+    app.add_middleware(Gate, metrics=found.metrics,  # refuses before anything reads a body
+                       log_every=settings.request_log_every)
     return app
 
 
 def _add_operations(app: FastAPI, found: Services) -> None:
     @app.get("/healthz", tags=["operations"], responses=refusals(503))
     def healthz() -> JSONResponse:
-        """200 when the database answers, 503 when it does not."""
+        """200 when the database answers, 503 when it does not; ``ready`` is false while
+        the start-up warm-up runs (:mod:`feltlab.server.warmup`)."""
         if database_reachable(found.engine):
-            return JSONResponse({"status": "ok", "database": found.engine.dialect.name})
+            return JSONResponse({"status": "ok", "database": found.engine.dialect.name,
+                                 "ready": warmup.ready()})
         return JSONResponse({"detail": "the database does not answer"}, 503)
 
     @app.get("/metrics", tags=["operations"], response_class=PlainTextResponse)
@@ -142,5 +150,10 @@ def _add_operations(app: FastAPI, found: Services) -> None:
                                    "<FELTLAB_METRICS_TOKEN>'")
         healthy = database_reachable(found.engine)
         alerts = read_alert_counts(found) if healthy else {}
-        return PlainTextResponse(found.metrics.render(healthy, alerts),
+        kept = None
+        if healthy:
+            with found.read_connection() as connection:
+                kept = last_check(connection)
+        ledger = None if kept is None else (kept.checked_at.timestamp(), kept.problems)
+        return PlainTextResponse(found.metrics.render(healthy, alerts, ledger),
                                  media_type="text/plain; version=0.0.4")

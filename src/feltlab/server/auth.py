@@ -10,7 +10,6 @@ from __future__ import annotations
 import hashlib
 import hmac
 import ipaddress
-import os
 import re
 import secrets
 from dataclasses import dataclass
@@ -186,25 +185,3 @@ def token_digest(token: str) -> str:
 def csrf_for(token: str) -> str:
     """The CSRF token that goes with a session cookie (the page sends it back as a header)."""
     return hmac.new(token.encode("utf-8", "replace"), b"csrf", hashlib.sha256).hexdigest()
-
-
-def settings_from_environment() -> AuthSettings:
-    """Settings from ``FELTLAB_TOKEN_IDLE_MINUTES``, ``FELTLAB_ARGON2_MEMORY_KIB`` /
-    ``FELTLAB_ARGON2_TIME_COST`` (the defaults suit a server; tests make hashing cheap),
-    ``FORWARDED_ALLOW_IPS`` (the proxies uvicorn trusts too, as ``feltlab serve
-    --forwarded-allow-ips`` sets it) and ``FELTLAB_METRICS_TOKEN``."""
-
-    def number(name: str, default: int) -> int:
-        text = os.environ.get(name, "")
-        return int(text) if text.isdigit() and int(text) > 0 else default
-
-    base = AuthSettings()
-    proxies = os.environ.get("FORWARDED_ALLOW_IPS", "")
-    return AuthSettings(idle_minutes=number("FELTLAB_TOKEN_IDLE_MINUTES", base.idle_minutes),
-                        argon2_time_cost=number("FELTLAB_ARGON2_TIME_COST",
-                                                base.argon2_time_cost),
-                        argon2_memory_kib=number("FELTLAB_ARGON2_MEMORY_KIB",
-                                                 base.argon2_memory_kib),
-                        trusted_proxies=tuple(part.strip() for part in proxies.split(",")
-                                              if part.strip()) or base.trusted_proxies,
-                        metrics_token=os.environ.get("FELTLAB_METRICS_TOKEN") or None)

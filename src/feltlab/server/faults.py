@@ -1,8 +1,10 @@
 """Fault injection for the recovery tests: with ``FELTLAB_CRASH_AFTER_EVENTS=N`` the
 process kills itself (SIGKILL) right after appending its N-th round event, inside the
 transaction; with ``FELTLAB_CRASH_AFTER_COMMITS=N`` right after its N-th committed
-money-moving request, before the answer is sent. Unset (always, in production), these
-are no-ops."""
+money-moving request, before the answer is sent. The application sets the limits from its
+settings (:attr:`~feltlab.server.settings.Settings.crash_after_events` and
+``crash_after_commits``, :func:`configure`); unset (always, in production), these are
+no-ops."""
 
 from __future__ import annotations
 
@@ -12,8 +14,14 @@ import threading
 
 _lock = threading.Lock()
 _counts = {"events": 0, "commits": 0}
-_limits = {"events": int(os.environ.get("FELTLAB_CRASH_AFTER_EVENTS", "0") or 0),
-           "commits": int(os.environ.get("FELTLAB_CRASH_AFTER_COMMITS", "0") or 0)}
+_limits = {"events": 0, "commits": 0}
+
+
+def configure(events: int, commits: int) -> None:
+    """Crash after this process's ``events``-th round event, or its ``commits``-th money
+    commit (0: never)."""
+    with _lock:
+        _limits.update(events=events, commits=commits)
 
 
 def _tick(kind: str) -> None:

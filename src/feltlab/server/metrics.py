@@ -145,9 +145,11 @@ class Metrics:
     # --- the Prometheus text -------------------------------------------------------------
 
     def render(self, healthy: bool,
-               alerts: Mapping[tuple[str, str], int] | None = None) -> str:
-        """The totals of every worker of this server on this host, and the reports'
-        alerts now (``alerts``: by kind and currency, counted from the database)."""
+               alerts: Mapping[tuple[str, str], int] | None = None,
+               ledger: tuple[float, int] | None = None) -> str:
+        """The totals of every worker of this server on this host, the reports' alerts
+        now (``alerts``: by kind and currency, counted from the database) and the last
+        ledger check (``ledger``: its time in Unix seconds and its problems)."""
         total = self.totals()
         scope = "by every worker of this server on this host since it started"
         lines = ["# HELP feltlab_up 1 when the database answers.", "# TYPE feltlab_up gauge",
@@ -173,6 +175,14 @@ class Metrics:
                   "# TYPE feltlab_report_alerts gauge"]
         lines += [f"feltlab_report_alerts{_labels(kind=kind, currency=currency)} {value}"
                   for (kind, currency), value in sorted((alerts or {}).items())]
+        lines += ["# HELP feltlab_ledger_check_timestamp_seconds When the ledger was last "
+                  "checked (feltlab ledger check, or the server's background check).",
+                  "# TYPE feltlab_ledger_check_timestamp_seconds gauge",
+                  "# HELP feltlab_ledger_check_problems What the last ledger check found out "
+                  "of line (0: sound).", "# TYPE feltlab_ledger_check_problems gauge"]
+        if ledger is not None:
+            lines += [f"feltlab_ledger_check_timestamp_seconds {ledger[0]:.3f}",
+                      f"feltlab_ledger_check_problems {ledger[1]}"]
         return "\n".join(lines) + "\n"
 
 

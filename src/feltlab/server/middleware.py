@@ -3,7 +3,8 @@ over :data:`MAX_BODY` bytes is refused (413) from its declared length, or as it 
 without being read or parsed here; each request is timed into the metrics (no lock on
 the request path). The request log is sampled: every refusal or failure (status 400 and
 up) and every slow request is logged, as one JSON line, and one in
-``FELTLAB_REQUEST_LOG_EVERY`` (default :data:`LOG_EVERY`) of the others.
+:attr:`~feltlab.server.settings.Settings.request_log_every` (``FELTLAB_REQUEST_LOG_EVERY``,
+default :data:`~feltlab.server.settings.LOG_EVERY`) of the others.
 
 JSON bodies are read strictly once, by the route itself (:class:`StrictJSONRoute`): a key
 given twice, NaN, a 100-digit number or deep nesting is refused (422) before validation.
@@ -13,7 +14,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import time
 from collections.abc import Callable, Coroutine
 from itertools import count
@@ -25,10 +25,9 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from feltlab.core.jsonio import JSONInputError, loads
 from feltlab.server.metrics import Metrics
+from feltlab.server.settings import LOG_EVERY
 
 MAX_BODY = 64 * 1024
-LOG_EVERY = 100
-"""One in this many answered requests is logged (refusals, failures and slow ones all)."""
 SLOW_SECONDS = 1.0
 log = logging.getLogger("feltlab.server")
 _TOO_LARGE = f"the request body is over {MAX_BODY} bytes"
@@ -38,9 +37,9 @@ _NO_BODY = frozenset({"GET", "HEAD", "OPTIONS"})
 class Gate:
     """The body size limit, the request's timing in the metrics, and its log line."""
 
-    def __init__(self, app: ASGIApp, metrics: Metrics, log_every: int | None = None) -> None:
+    def __init__(self, app: ASGIApp, metrics: Metrics, log_every: int = LOG_EVERY) -> None:
         self.app, self.metrics = app, metrics
-        self.log_every = log_every or request_log_every()
+        self.log_every = log_every
         self._answered = count()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -83,12 +82,6 @@ class Gate:
             log.info("request", extra={"fields": {
                 "method": scope["method"], "route": template, "status": status,
                 "ms": round(seconds * 1000, 2)}})
-
-
-def request_log_every() -> int:
-    """``FELTLAB_REQUEST_LOG_EVERY`` (1: every request), else :data:`LOG_EVERY`."""
-    text = os.environ.get("FELTLAB_REQUEST_LOG_EVERY", "")
-    return int(text) if text.isdigit() and int(text) > 0 else LOG_EVERY
 
 
 def _content_length(scope: Scope) -> bytes | None:

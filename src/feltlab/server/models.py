@@ -398,3 +398,16 @@ class PublishedRuleSet(Base):
     published_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     withdrawn_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True),
                                                           nullable=True)
+
+
+class LedgerCheck(Base):
+    """One run of ``feltlab ledger check`` (or the server's background check): when, how
+    long, and what it found out of line (``report``: the problems as JSON)."""
+
+    __tablename__ = "ledger_checks"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    checked_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    seconds: Mapped[float] = mapped_column(Double)
+    problems: Mapped[int] = mapped_column(Integer)
+    report: Mapped[str] = mapped_column(Text)

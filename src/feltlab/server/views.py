@@ -19,7 +19,7 @@ from feltlab.server.clock import aware
 from feltlab.server.models import GameTable, RoundSeat
 
 if TYPE_CHECKING:
-    from feltlab.server.services.round_log import LoadedRound
+    from feltlab.server.services.round_store import LoadedRound
 
 
 # --- tables and rule sets -----------------------------------------------------------------

@@ -32,7 +32,7 @@ async def get_round(round_id: RowId, request: Request) -> EncodedJSON:
     by players waiting for their turn: the token and the round are read in one thread
     and one read transaction."""
     token, found = checked_token(request), request.app.state.services
-    return EncodedJSON(encode(await run_in_threadpool(round_reads.read_round, found, token,
+    return EncodedJSON(encode(await run_in_threadpool(round_reads.read_round_view, found, token,
                                                       round_id)))
 
 

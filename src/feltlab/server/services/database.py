@@ -23,21 +23,9 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError
 from sqlalchemy.orm import Session, sessionmaker
 
-from feltlab.core.paths import user_data_dir
-
-ENVIRONMENT_VARIABLE = "FELTLAB_DATABASE_URL"
-
 
 class DatabaseURLError(ValueError):
     """A database URL feltlab cannot use."""
-
-
-def default_database_url() -> str:
-    """``FELTLAB_DATABASE_URL``, or SQLite in the user's data folder."""
-    configured = os.environ.get(ENVIRONMENT_VARIABLE)
-    if configured:
-        return configured
-    return f"sqlite:///{user_data_dir() / 'server.sqlite3'}"
 
 
 def normalise_url(url: str) -> str:

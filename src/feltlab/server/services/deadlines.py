@@ -3,7 +3,7 @@ window that closes with a deal, and a decision timer after which an absent playe
 
 A due round's table is locked first (``SKIP LOCKED`` on PostgreSQL), so only one worker
 acts on it; :mod:`feltlab.server.timers` runs these in every worker. The work itself is
-:func:`feltlab.server.services.shared_rounds.run_due`, in Core as the money requests are.
+:func:`feltlab.server.services.play.run_timer`, in Core as the money requests are.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from sqlalchemy import bindparam, select
 from feltlab.core.engine import Phase
 from feltlab.server.clock import now
 from feltlab.server.models import Round, table_of
-from feltlab.server.services import private_rounds, shared_rounds
+from feltlab.server.services import play
 from feltlab.server.services.context import Services
 
 _ROUNDS = table_of(Round)
@@ -31,12 +31,6 @@ def due_rounds(found: Services) -> list[int]:
 
 def run_one(found: Services, round_id: int) -> int | None:
     """Deal the round if its betting window closed, or fold the seat whose time ran out,
-    and show the table's watchers; returns its table, or None if another worker holds
-    the table or it moved already."""
-    moved = shared_rounds.run_due(found, round_id)
-    if moved is None:
-        return None
-    table_id, fresh = moved
-    private_rounds.settled(found, fresh.state.loaded)  # committed: the pit's figures, off this path
-    found.publish(table_id, fresh, notified=True)  # on PostgreSQL, by its transaction
-    return table_id
+    and show the table's watchers (:func:`feltlab.server.services.play.run_timer`);
+    returns its table, or None if another worker holds the table or it moved already."""
+    return play.run_timer(found, round_id)

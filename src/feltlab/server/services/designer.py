@@ -174,12 +174,21 @@ def base(rules_id: str) -> dict[str, Any]:
 @dataclass
 class _Warmth:
     started: bool = False
+    running: bool = False
     done: bool = False
     left: list[str] = field(default_factory=list)
     seconds: float = 0.0
 
 
 _warmth = _Warmth()
+
+
+def expect_warming(rules_ids: list[str] | None = None) -> None:
+    """Say that the designer is being warmed (by the server's warm-up, which warms the
+    tables' path first): :func:`warmth` lists the rule sets as still to load."""
+    if not _warmth.started:
+        _warmth.started = True
+        _warmth.left = list(registry.builtin_ids() if rules_ids is None else rules_ids)
 
 
 def start_warming() -> None:
@@ -191,10 +200,12 @@ def start_warming() -> None:
         return
     _warmth.started = True
     _warmth.left = list(registry.builtin_ids())
+    _warmth.running = True
     threading.Thread(target=_warm, name="designer-warm", daemon=True).start()
 
 
 def _warm() -> None:
+    _warmth.running = True
     start = time.perf_counter()
     for rules_id in list(_warmth.left):
         with suppress(Exception):  # best effort: a request computes it anyway
@@ -202,6 +213,29 @@ def _warm() -> None:
         _warmth.left.remove(rules_id)
     _warmth.seconds = time.perf_counter() - start
     _warmth.done = True
+
+
+WARM_DEALS: Final = 200
+"""Monte Carlo deals per protection case when the server warms the designer: enough to
+run each compiled kernel, a fraction of a second once they are loaded."""
+
+
+def warm_designer(rules_ids: list[str] | None = None) -> None:
+    """Warm the designer in this thread: each built-in rule set's analysis (as
+    :func:`start_warming` does in the background) and what a protection design runs
+    (its cases' compiled kernels, on a few deals); used by the server's warm-up
+    (:mod:`feltlab.server.warmup`) and ``feltlab warm``."""
+    chosen = list(registry.builtin_ids() if rules_ids is None else rules_ids)
+    expect_warming(chosen)
+    if _warmth.left and not _warmth.running:  # else a background warming loads them
+        _warm()
+    for rules_id in chosen:
+        rules = load_rules(rules_id)
+        cases = [case for case in (_flashed_card(rules), Case(2)) if case is not None]
+        deals = WARM_DEALS if default_deals(rules) > 0 else 0
+        for case in cases:
+            _evaluated(rules, case, deals)
+        house_edge(rules)
 
 
 def warmth() -> dict[str, Any]:

@@ -38,7 +38,7 @@ from feltlab.server.models import (
     table_of,
 )
 from feltlab.server.services.database import write_connection
-from feltlab.server.services.round_log import load_round
+from feltlab.server.services.round_store import read_round
 
 log = logging.getLogger("feltlab.server")
 
@@ -108,10 +108,9 @@ def record_pending(engine: Engine, reader: Engine, settled_before: datetime | No
         ids = list(connection.execute(_PENDING, {
             "before": settled_before or now() + timedelta(days=1), "limit": batch}).scalars())
         rows: list[dict[str, Any]] = []
-        with Session(bind=connection) as session:
-            for round_id in ids:
-                loaded = load_round(session, round_id)
-                rows += settled_rows(loaded.state, loaded.seats, loaded.record)
+        for round_id in ids:
+            _, loaded = read_round(connection, round_id)
+            rows += settled_rows(loaded.state, loaded.seats, loaded.record)
     if ids:
         with write_connection(engine) as connection:
             write_rows(connection, rows)
@@ -219,7 +218,7 @@ def backfill(session_factory: Callable[[], Session],
     for start in range(0, len(todo), batch):
         with session_factory() as session, session.begin():
             for round_id in todo[start:start + batch]:
-                loaded = load_round(session, round_id)
+                _, loaded = read_round(session.connection(), round_id)
                 have = set(session.connection().execute(
                     select(_FIGURES.c.round_seat_id).where(_FIGURES.c.round_id == round_id)
                 ).scalars())

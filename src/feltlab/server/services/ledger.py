@@ -11,21 +11,29 @@ all.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
-from typing import Final
+from typing import TYPE_CHECKING, Any, Final, Protocol
 
 from sqlalchemy import (
+    BigInteger,
+    Boolean,
     Connection,
+    Integer,
+    String,
+    and_,
     bindparam,
     case,
+    column,
     func,
     insert,
+    literal_column,
     or_,
     select,
     update,
+    values,
 )
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 from sqlalchemy.orm.attributes import set_committed_value
 from sqlalchemy.sql.elements import BindParameter
@@ -33,7 +41,11 @@ from sqlalchemy.sql.elements import BindParameter
 from feltlab.server.clock import now
 from feltlab.server.errors import Conflict, NotFound
 from feltlab.server.models import LedgerEntry, LedgerTransaction, Wallet, table_of
+from feltlab.server.services.limits import check_stake, refuse_if_barred
 from feltlab.server.services.statements import Prepared
+
+if TYPE_CHECKING:
+    from feltlab.server.services.money_frame import Account
 
 CURRENCIES: Final = ("practice", "cash")
 PRACTICE_START: Final = 1000
@@ -86,21 +98,21 @@ def _wallet(session: Session, name: str, lock: bool = True) -> Wallet:
     return wallet
 
 
+class MissingWallet(RuntimeError):
+    """A wallet the ledger needs does not exist: the request is rolled back (a 500), and
+    nothing moves. Every house wallet is created by the schema's migrations, never by a
+    request (one created inside a request that rolled back was once kept by id)."""
+
+
 def house_wallet(session: Session, name: str, lock: bool = False) -> Wallet:
-    """The house wallet ``name`` (see :func:`house_name`), created on first use; with
-    ``lock``, locked (one query when it exists)."""
+    """The house wallet ``name`` (see :func:`house_name`); with ``lock``, locked."""
     seen = _known(session).get(name)
     if seen is not None and (seen[1] or not lock):
         return seen[0]
     query = _BY_NAME_LOCKED if lock else _BY_NAME
     wallet = session.scalars(query, {"name": name}).one_or_none()
-    if wallet is None:  # two first uses at once: one inserts, the other finds it
-        dialect = session.get_bind().dialect.name
-        module = postgresql if dialect == "postgresql" else sqlite
-        session.execute(module.insert(Wallet).values(
-            name=name, user_id=None, currency=name.split(":")[1], house=True, balance=0
-        ).on_conflict_do_nothing(index_elements=["name"]))
-        wallet = session.scalars(query, {"name": name}).one()
+    if wallet is None:
+        raise MissingWallet(f"house wallet {name} does not exist")
     _known(session)[name] = (wallet, lock)
     return wallet
 
@@ -175,47 +187,121 @@ def transfer(session: Session, source: str, destination: str, amount: int, kind:
     return record_id
 
 
-def stake(session: Session, user_id: int, currency: str, amount: int, round_id: int,
-          memo: str, shard: int = 0) -> None:
-    """The player puts ``amount`` on the table: from their wallet to the house."""
-    if amount:
-        transfer(session, wallet_name(user_id, currency), house_name(currency, shard), amount,
-                 "stake", round_id, memo)
+# --- posting a round's money: the pipeline's one way to move it -------------------------------
+
+@dataclass(frozen=True)
+class Move:
+    """What one step of a round moves between a seat and the house: ``stake`` (player to
+    house) and ``payout`` (house to player: the stakes back plus the net result), either
+    0; ``why`` names the stake in its memo (the wagers, or the decision)."""
+
+    user_id: int
+    seat: int
+    stake: int
+    payout: int
+    why: str = "wagers"
 
 
-def pay(session: Session, user_id: int, currency: str, amount: int, round_id: int,
-        memo: str, shard: int = 0) -> None:
-    """The house returns ``amount`` (stakes back plus winnings) to the player."""
-    if amount:
-        transfer(session, house_name(currency, shard), wallet_name(user_id, currency), amount,
-                 "settle", round_id, memo)
+@dataclass(frozen=True)
+class Posting:
+    """Where a step's moves are posted: the round, its table and currency; ``settles``
+    when the step completed the round (every seat is paid, 0 included)."""
+
+    currency: str
+    table_id: int
+    round_id: int
+    settles: bool
 
 
-# --- a round's money in Core (the private tables' path) -----------------------------------
+class MoneyPoster(Protocol):
+    """The money step of the pipeline: posts a step's moves, refusing a stake the player
+    may not make (nothing moves then), and answers each moved player's balance after it.
+    :func:`post` is the ledger's; an operator's wallet is another."""
+
+    def __call__(self, connection: Connection, posting: Posting, moves: Sequence[Move],
+                 account: Account | None) -> dict[int, int]: ...
+
+
+def post(connection: Connection, posting: Posting, moves: Sequence[Move],
+         account: Account | None) -> dict[int, int]:
+    """Post ``moves`` in the request's transaction, each a balanced ledger transaction
+    with the house's wallet for the table's shard: a stake is checked against the
+    player's limits and balance first (:class:`feltlab.server.errors.Conflict` or
+    ``Forbidden``: the request rolls back); one seat's stake and payout move in one
+    guarded UPDATE, several seats' payouts in another. Answers each moved player's
+    balance afterwards (a seat whose money did not move is left out)."""
+    for move in moves:
+        if move.stake:
+            _check_stake(connection, posting, account, move.stake)
+    if not any(move.stake or move.payout for move in moves) and not (
+            posting.settles and len(moves) > 1):
+        return {}
+    house = house_wallet_id(connection, house_name(posting.currency,
+                                                   house_shard(posting.table_id)))
+    if len(moves) == 1:
+        return {moves[0].user_id: _move_seat(connection, posting, house, moves[0])}
+    balances = {move.user_id: _move_seat(connection, posting, house,
+                                         Move(move.user_id, move.seat, move.stake, 0,
+                                              move.why))
+                for move in moves if move.stake}
+    if posting.settles:
+        balances |= pay_out(connection, posting.currency, house, posting.round_id, [
+            Payout(move.user_id, move.payout, f"round {posting.round_id} seat {move.seat}")
+            for move in sorted(moves, key=lambda item: item.user_id)])
+    return balances
+
+
+def _check_stake(connection: Connection, posting: Posting, account: Account | None,
+                 stake: int) -> None:
+    """The player's limits on a stake (:mod:`feltlab.server.services.limits`): at
+    practice, the account's bar as the request's first read found it (no query); at
+    cash, the house shard's wallet and then the player's locked first, then the daily
+    loss limit's one query, so that stakes made at once at other tables are counted one
+    after another."""
+    if account is None:
+        raise RuntimeError("a stake needs the account that makes it")
+    if posting.currency != "cash":
+        refuse_if_barred(account.locked, account.excluded_until, now())
+        return
+    session = Session(bind=connection)
+    balance(session, account.user_id, posting.currency, lock=True,
+            shard=house_shard(posting.table_id))
+    check_stake(session, account.user_id, posting.currency, stake)
+
+
+def _move_seat(connection: Connection, posting: Posting, house: int, move: Move) -> int:
+    after = _move(connection, move.user_id, posting.currency, house, move,
+                  posting.round_id, f"round {posting.round_id} seat {move.seat}")
+    if after is None:
+        have = player_balance(connection, move.user_id, posting.currency)
+        raise Conflict(f"the {posting.currency} balance of {have} is less than the "
+                       f"{move.stake} this needs")
+    return after
+
+
+# --- a round's money in Core (the private tables' path) ---------------------------------------
 
 _WALLETS, _TRANSACTIONS = table_of(Wallet), table_of(LedgerTransaction)
+_ENTRIES = table_of(LedgerEntry)
 _WALLET_ID = Prepared(select(_WALLETS.c.id).where(_WALLETS.c.name == bindparam("name")))
 _HOUSE_IDS: dict[tuple[str, str], int] = {}
-"""House wallet ids by database and name, kept by each worker: a wallet's id never
-changes, so the money path looks none up."""
+"""House wallet ids by database and name, kept by each worker: every house wallet is
+created by the migrations (committed before any request runs) and its id never changes,
+so the money path looks none up twice."""
 
 
 def house_wallet_id(connection: Connection, name: str) -> int:
-    """The id of house wallet ``name`` (created on first use); usually no query."""
+    """The id of house wallet ``name``; usually no query. A missing one is an error that
+    rolls the request back (:class:`MissingWallet`), never created here."""
     key = (str(connection.engine.url), name)
     found = _HOUSE_IDS.get(key)
     if found is not None:
         return found
     wallet_id = _WALLET_ID.scalar(connection, {"name": name})
-    if wallet_id is not None:  # committed: kept
-        _HOUSE_IDS[key] = wallet_id
-        return int(wallet_id)
-    module = postgresql if connection.dialect.name == "postgresql" else sqlite
-    connection.execute(module.insert(_WALLETS).values(
-        name=name, user_id=None, currency=name.split(":")[1], house=True, balance=0
-    ).on_conflict_do_nothing(index_elements=["name"]))
-    return int(_WALLET_ID.scalar(connection, {"name": name}))  # not kept:
-    # this transaction may yet roll back
+    if wallet_id is None:
+        raise MissingWallet(f"house wallet {name} does not exist")
+    _HOUSE_IDS[key] = int(wallet_id)
+    return int(wallet_id)
 
 
 _PLAYER_BALANCE = Prepared(select(_WALLETS.c.balance).where(
@@ -282,7 +368,7 @@ def pay_out(connection: Connection, currency: str, house_id: int, round_id: int,
         else:
             wallets[name] = (wallet_id, after)
     if house_after is None or len(wallets) != len(names):
-        raise RuntimeError(f"round {round_id}: a wallet to pay out is missing")
+        raise MissingWallet(f"round {round_id}: a wallet to pay out is missing")
     paid = [(name, payout) for name, payout in names.items() if payout.amount]
     if paid:
         moment = now()
@@ -325,21 +411,114 @@ def adjust_cash(session: Session, user_id: int, amount: int, memo: str) -> int:
     return balance(session, user_id, "cash")
 
 
-def entries_sum(session: Session) -> int:
-    """The sum of every ledger entry: always zero."""
-    return int(session.scalar(select(func.coalesce(func.sum(LedgerEntry.amount), 0))) or 0)
+# --- a round's money: one seat with the house -------------------------------------------------
+
+@dataclass(frozen=True)
+class _Entry:
+    """One ledger entry: of transaction ``kind``, on the house's wallet or the player's,
+    and the wallet's balance after it: its balance after the UPDATE plus ``offset`` (the
+    stake is entered before the payout that the UPDATE made at once)."""
+
+    kind: str
+    house: bool
+    amount: int
+    offset: int
 
 
-def unbalanced_transactions(session: Session) -> list[int]:
-    """Ids of transactions whose entries do not sum to zero (there should be none)."""
-    query = (select(LedgerEntry.transaction_id).group_by(LedgerEntry.transaction_id)
-             .having(func.sum(LedgerEntry.amount) != 0))
-    return list(session.scalars(query))
+def _plan(money: Move, memo: str) -> tuple[list[tuple[str, str]], list[_Entry]]:
+    """The transactions (kind, memo) and entries of ``money``, in the order written."""
+    stake, payout = money.stake, money.payout
+    kinds, entries = [], []
+    if stake:
+        kinds.append(("stake", f"{memo}: {money.why}"))
+        entries += [_Entry("stake", False, -stake, -payout), _Entry("stake", True, stake, payout)]
+    if payout:
+        kinds.append(("settle", f"{memo}: settlement"))
+        entries += [_Entry("settle", True, -payout, 0), _Entry("settle", False, payout, 0)]
+    return kinds, entries
 
 
-def wallets_disagreeing_with_entries(session: Session) -> list[str]:
-    """Wallets whose balance is not the sum of their entries (there should be none)."""
-    sums = dict(session.execute(select(LedgerEntry.wallet_id, func.sum(LedgerEntry.amount))
-                                .group_by(LedgerEntry.wallet_id)).all())
-    return [wallet.name for wallet in session.scalars(select(Wallet))
-            if wallet.balance != int(sums.get(wallet.id, 0))]
+_GUARDED = (update(_WALLETS)
+            .where(or_(_WALLETS.c.id == bindparam("house_id"),
+                       and_(_WALLETS.c.name == bindparam("player"),
+                            _WALLETS.c.balance >= bindparam("debit"))))
+            .values(balance=_WALLETS.c.balance + case(
+                (_WALLETS.c.house, bindparam("house_delta", type_=BigInteger)),
+                else_=bindparam("player_delta", type_=BigInteger)))
+            .returning(_WALLETS.c.id, _WALLETS.c.house, _WALLETS.c.balance))
+_MOVE = Prepared(_GUARDED)
+_NEW_TRANSACTIONS = Prepared(insert(_TRANSACTIONS).returning(_TRANSACTIONS.c.id,
+                                                             _TRANSACTIONS.c.kind))
+"""Several rows in one statement (the rows come back in any order, told apart by their
+kind)."""
+
+
+@cache
+def _chained(transactions: int, entries: int) -> Prepared:
+    """PostgreSQL's one statement: the guarded UPDATE, then ``transactions`` and their
+    ``entries`` inserted only if both wallets changed; answers the UPDATE's rows."""
+    moved = _GUARDED.cte("moved")
+    kinds = values(column("kind", String), column("memo", String),
+                   column("position", Integer), name="kinds").data([
+        (bindparam(f"kind_{index}", type_=String), bindparam(f"memo_{index}", type_=String),
+         literal_column(str(index), Integer)) for index in range(transactions)])
+    written = (insert(_TRANSACTIONS).from_select(
+        ["kind", "round_id", "memo", "created_at"],
+        select(kinds.c.kind, bindparam("round_id", type_=Integer), kinds.c.memo,
+               bindparam("created_at", type_=_TRANSACTIONS.c.created_at.type))
+        .where(select(func.count()).select_from(moved).scalar_subquery() == 2)
+        .order_by(kinds.c.position))  # ids in the order written, as on SQLite
+        .returning(_TRANSACTIONS.c.id, _TRANSACTIONS.c.kind).cte("written"))
+    lines = values(column("kind", String), column("house", Boolean),
+                   column("amount", BigInteger), column("offset", BigInteger),
+                   column("position", Integer), name="lines").data([
+        (bindparam(f"entry_kind_{index}", type_=String),
+         bindparam(f"entry_house_{index}", type_=Boolean),
+         bindparam(f"entry_amount_{index}", type_=BigInteger),
+         bindparam(f"entry_offset_{index}", type_=BigInteger), literal_column(str(index), Integer))
+        for index in range(entries)])
+    entered = insert(_ENTRIES).from_select(
+        ["transaction_id", "wallet_id", "amount", "balance_after"],
+        select(written.c.id, moved.c.id, lines.c.amount, moved.c.balance + lines.c.offset)
+        .select_from(lines.join(written, written.c.kind == lines.c.kind)
+                     .join(moved, moved.c.house == lines.c.house))
+        .order_by(lines.c.position)).cte("entered")
+    return Prepared(select(moved.c.id, moved.c.house, moved.c.balance).add_cte(entered))
+
+
+def _move(connection: Connection, user_id: int, currency: str, house_id: int,
+          money: Move, round_id: int, memo: str) -> int | None:
+    """Stake and pay out (see the module's text); returns the player's balance
+    afterwards, or None when the balance is less than the stake (the caller refuses the
+    request, and its transaction rolls back). ``memo`` names the round and seat."""
+    stake, payout = money.stake, money.payout
+    kinds, entries = _plan(money, memo)
+    params: dict[str, Any] = {
+        "house_id": house_id, "player": wallet_name(user_id, currency), "debit": stake,
+        "house_delta": stake - payout, "player_delta": payout - stake}
+    moment = now()
+    if connection.dialect.name == "postgresql":
+        params |= {"round_id": round_id, "created_at": moment}
+        for index, (kind, text) in enumerate(kinds):
+            params |= {f"kind_{index}": kind, f"memo_{index}": text}
+        for index, entry in enumerate(entries):
+            params |= {f"entry_kind_{index}": entry.kind, f"entry_house_{index}": entry.house,
+                       f"entry_amount_{index}": entry.amount,
+                       f"entry_offset_{index}": entry.offset}
+        rows = _chained(len(kinds), len(entries)).run(connection, params)
+    else:
+        rows = _MOVE.run(connection, params)
+    wallets = {bool(house): (wallet_id, balance) for wallet_id, house, balance in rows}
+    if True not in wallets:  # the player's row may have changed: roll it all back
+        raise MissingWallet(f"round {round_id}: house wallet {house_id} does not exist")
+    if False not in wallets:
+        return None
+    if connection.dialect.name != "postgresql":
+        ids = dict((kind, record_id) for record_id, kind in _NEW_TRANSACTIONS.run_rows(
+            connection, [{"kind": kind, "round_id": round_id, "memo": text,
+                          "created_at": moment} for kind, text in kinds]))
+        NEW_ENTRIES.run_rows(connection, [
+            {"transaction_id": ids[entry.kind], "wallet_id": wallets[entry.house][0],
+             "amount": entry.amount, "balance_after": wallets[entry.house][1] + entry.offset}
+            for entry in entries])
+    return int(wallets[False][1])

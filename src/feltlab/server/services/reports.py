@@ -15,7 +15,7 @@ import io
 import math
 from dataclasses import dataclass
 from datetime import date, timedelta
-from typing import Any, Final
+from typing import Any, Final, Protocol
 
 from sqlalchemy import Connection, Select, func, insert, select, union_all, update
 
@@ -67,6 +67,27 @@ def _sums() -> list[Any]:
             func.coalesce(func.sum(_F.c.variance), 0.0).label("variance")]
 
 
+class SummedRow(Protocol):
+    """A row of summed seats, as the reports' queries read it."""
+
+    rounds: int
+    seats: int
+    handle: int
+    win: int
+    theo_win: float
+    expected_win: float
+    variance: float
+
+
+class GroupedRow(Protocol):
+    """A row of a report's grouping: the columns its key is made of."""
+
+    user_id: int
+    table_id: int
+    rules_id: str
+    day: str
+
+
 @dataclass(frozen=True)
 class Sums:
     """The sums of a group of settled seats, as SQL gives them; they add up."""
@@ -80,7 +101,7 @@ class Sums:
     variance: float = 0.0
 
     @classmethod
-    def of(cls, row: Any) -> Sums:
+    def of(cls, row: SummedRow) -> Sums:
         return cls(int(row.rounds), int(row.seats), int(row.handle), int(row.win),
                    float(row.theo_win), float(row.expected_win), float(row.variance))
 
@@ -188,7 +209,7 @@ def _grouped(connection: Connection, keys: tuple[str, ...], span: Span) -> list[
         func.sum(parts.c[name]).label(name) for name in SUMMED)).group_by(*columns)))
 
 
-def _key_of(grouping: str, row: Any, names: dict[int, str]) -> dict[str, Any]:
+def _key_of(grouping: str, row: GroupedRow, names: dict[int, str]) -> dict[str, Any]:
     if grouping == "players":
         return {"username": names.get(int(row.user_id), ""), "user_id": int(row.user_id)}
     if grouping == "tables":

@@ -6,28 +6,25 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import Connection, Row, bindparam, exists, func, select
-from sqlalchemy.orm import Session
+from sqlalchemy import Connection, bindparam, func, select
 
 from feltlab.server.auth import Caller
 from feltlab.server.errors import not_found
 from feltlab.server.models import GameTable, Round, RoundSeat, User, table_of
 from feltlab.server.services.accounts import check_token, note_use
 from feltlab.server.services.context import Services
-from feltlab.server.services.round_log import (
-    LoadedRound,
-    load_for,
-    load_round,
-    recent_rounds,
-    unfinished_round,
-)
-from feltlab.server.services.shared_rounds import (
+from feltlab.server.services.round_store import (
     ROUND_COLUMNS,
     TABLE_COLUMNS,
-    loaded_from_row,
-    names_of,
-    seated_now,
-    table_from_row,
+    LoadedRound,
+    Sitting,
+    loaded_round,
+    read_round,
+    round_of_row,
+    seats_json,
+    seats_of_json,
+    sitting_at,
+    table_of_row,
 )
 from feltlab.server.services.tables import next_commitment, seated, visible_table
 from feltlab.server.views import (
@@ -68,25 +65,13 @@ def round_view(connection: Connection, loaded: LoadedRound, user_id: int) -> dic
     return view_of(loaded, user_id, names)
 
 
-_SEATED_ROUND: Any = (select(*ROUND_COLUMNS, _TABLES.c.shared)
-                 .join(_TABLES, _TABLES.c.id == _ROUNDS.c.table_id)
-                 .where(_ROUNDS.c.id == bindparam("round_id"),
-                        exists().where(_SEAT_ROWS.c.round_id == _ROUNDS.c.id,
-                                       _SEAT_ROWS.c.user_id == bindparam("user_id"))))
-"""A round with its log and its table's kind, if the caller has a seat in it."""
-
-
-def read_round(found: Services, token: str, round_id: int) -> dict[str, Any]:
+def read_round_view(found: Services, token: str, round_id: int) -> dict[str, Any]:
     """The round as the caller of ``token`` may see it; another player's round is not
-    found. One read, in Core: the token, the round with its log, its seats (a stale
-    token's use is then written down, as every signed-in read does)."""
+    found. One read transaction, in Core: the token, then the round with its log and its
+    seats (a stale token's use is then written down, as every signed-in read does)."""
     with found.read_connection() as connection:
         caller = check_token(connection, token, found.auth)
-        row: Row[Any] | None = connection.execute(
-            _SEATED_ROUND, {"round_id": round_id, "user_id": caller.user_id}).first()
-        if row is None:
-            raise not_found(f"round {round_id}")
-        loaded = loaded_from_row(connection, row, row.shared, to_change=False)
+        _, loaded = read_round(connection, round_id, caller.user_id)
         view = round_view(connection, loaded, caller.user_id)
     note_use(found, caller)
     return view
@@ -94,21 +79,32 @@ def read_round(found: Services, token: str, round_id: int) -> dict[str, Any]:
 
 def read_recall(found: Services, round_id: int, caller: Caller) -> dict[str, Any]:
     """The caller's round step by step (:func:`feltlab.server.views.recall`)."""
-    with found.read() as session:
-        loaded = load_for(session, round_id, caller.user_id)
-        mine = loaded.seat_of(caller.user_id)
-        if mine is None:
-            raise not_found(f"round {round_id}")
-        return recall(loaded, mine)
+    with found.read_connection() as connection:
+        _, loaded = read_round(connection, round_id, caller.user_id)
+    mine = loaded.seat_of(caller.user_id)
+    if mine is None:
+        raise not_found(f"round {round_id}")
+    return recall(loaded, mine)
+
+
+_RECENT = (select(_SEAT_ROWS.c.round_id).where(_SEAT_ROWS.c.user_id == bindparam("user_id"))
+           .order_by(_SEAT_ROWS.c.round_id.desc()).limit(bindparam("limit")))
 
 
 def recent_views(found: Services, caller: Caller, limit: int, before: int | None = None
                  ) -> list[dict[str, Any]]:
-    """The caller's latest rounds, newest first; with ``before``, those older than it."""
-    with found.read() as session:
-        return [round_view(session.connection(), load_round(session, round_id),
-                           caller.user_id)
-                for round_id in recent_rounds(session, caller.user_id, limit, before)]
+    """The caller's latest rounds, newest first; with ``before``, those older than it
+    (a cursor: the last id of the page before)."""
+    query = _RECENT if before is None else _RECENT.where(_SEAT_ROWS.c.round_id < before)
+    with found.read_connection() as connection:
+        ids = connection.execute(query, {"user_id": caller.user_id, "limit": limit}
+                                 ).scalars().all()
+        return [round_view(connection, read_round(connection, round_id)[1], caller.user_id)
+                for round_id in ids]
+
+
+_UNFINISHED = select(func.min(_ROUNDS.c.id)).where(_ROUNDS.c.table_id == bindparam("table_id"),
+                                                   _ROUNDS.c.phase != "complete")
 
 
 def read_table(found: Services, table_id: int, caller: Caller) -> dict[str, Any]:
@@ -117,18 +113,11 @@ def read_table(found: Services, table_id: int, caller: Caller) -> dict[str, Any]
         table = visible_table(session, table_id, caller)
         view = table_json(table, seated(session, table.id) if table.shared else None,
                           next_commitment(session, table))
-        current = unfinished_round(session, table.id)
+        connection = session.connection()
+        current = connection.execute(_UNFINISHED, {"table_id": table.id}).scalar()
         view["round"] = (None if current is None else round_view(
-            session.connection(), load_round(session, current), caller.user_id))
+            connection, read_round(connection, current)[1], caller.user_id))
         return view
-
-
-def state_of(session: Session, table: GameTable, loaded: LoadedRound | None,
-             stamp: int = -1) -> TableState:
-    """The table's shared live state with ``loaded`` as its current round."""
-    sitting = seated(session, table.id) if table.shared else None
-    names = {} if loaded is None else usernames(session.connection(), loaded)
-    return table_state(table, sitting, loaded, names, stamp)
 
 
 _OTHER = _ROUNDS.alias("table_rounds")  # the table's rounds, apart from the one joined
@@ -138,7 +127,7 @@ _CURRENT = func.coalesce(
     .correlate(_TABLES).scalar_subquery(),
     select(func.max(_OTHER.c.id)).where(_OTHER.c.table_id == _TABLES.c.id)
     .correlate(_TABLES).scalar_subquery())
-_LIVE_READ = (select(*TABLE_COLUMNS, *ROUND_COLUMNS)
+_LIVE_READ = (select(*TABLE_COLUMNS, *ROUND_COLUMNS, seats_json(_ROUNDS.c.id))
               .select_from(_TABLES.outerjoin(_ROUNDS, _ROUNDS.c.id == _CURRENT))
               .where(_TABLES.c.id == bindparam("table_id")))
 """The table and its current round (the unfinished one or, between rounds, its last)
@@ -148,17 +137,20 @@ with the round's log: one statement."""
 def live_state(found: Services, table_id: int, stamp: int) -> TableState:
     """The table's state read now: its unfinished round or, between rounds, its last (in
     Core: the table with its round, the round's seats, and at a shared table who sits
-    where with their names; three statements)."""
+    where with their names)."""
     with found.read_connection() as connection:
         row = connection.execute(_LIVE_READ, {"table_id": table_id}).first()
         if row is None:
             raise not_found(f"table {table_id}")
-        table = table_from_row(row)
-        loaded = None if row.r_id is None else loaded_from_row(
-            connection, row, table.shared, to_change=False)
+        values = row._asdict()
+        table, record = table_of_row(values), round_of_row(values)
+        loaded = None if record is None else loaded_round(
+            connection, record, seats_of_json(values["seats_json"]), table.shared,
+            to_change=False)
         if not table.shared:
             names = {} if loaded is None else usernames(connection, loaded)
             return table_state(table, None, loaded, names, stamp)
-        seated = seated_now(connection, table.id)
-        names = {} if loaded is None else names_of(connection, loaded, seated)
-        return table_state(table, seated.sitting, loaded, names, stamp)
+        sitting: list[Sitting] = sitting_at(connection, table.id)
+        names = {} if loaded is None else usernames(connection, loaded)
+        return table_state(table, [(each.seat, each.username) for each in sitting], loaded,
+                           names, stamp)

@@ -13,14 +13,14 @@ from feltlab.server.services import audit, ledger
 from feltlab.server.services.accounts import me, user_named
 from feltlab.server.services.context import Services
 from feltlab.server.services.idempotency import Answer, MoneyRequest, run_money_request
-from feltlab.server.services.round_log import open_round_of
+from feltlab.server.services.round_store import open_round_of
 
 
 def reset_practice(found: Services, caller: Caller, request: MoneyRequest) -> Answer:
     """Bring the practice balance back to 1,000; refused while a practice round is open.
     Answers the account as ``GET /api/v1/me`` does."""
     def work(session: Session) -> tuple[int, Any]:
-        if open_round_of(session, caller.user_id, "practice") is not None:
+        if open_round_of(session.connection(), caller.user_id, "practice") is not None:
             raise Conflict("finish your open practice round before resetting")
         before = ledger.balance(session, caller.user_id, "practice")
         ledger.reset_practice(session, caller.user_id)

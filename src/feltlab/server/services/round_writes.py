@@ -1,0 +1,98 @@
+"""What a money request writes of its round, after the ledger has posted its money: a
+new round's row first (the ledger's transactions name it), then, as the request's last
+writes in one batch (:class:`feltlab.server.services.statements.Batch`), the actions it
+appended to the log (one event a row), the seat that joined, the seats it changed and
+the round's row. A settled round is marked ``figures_pending`` for the pit's figures
+(written after the commit by the worker's recorder)."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from functools import cache
+
+from sqlalchemy import Connection, bindparam, case, insert, update
+from sqlalchemy.sql.elements import BindParameter, Case
+
+from feltlab.core.engine import action_to_json
+from feltlab.server import faults
+from feltlab.server.models import Round, RoundEvent, RoundSeat, table_of
+from feltlab.server.services.round_store import ROUND_NAMES, SEAT_NAMES, extend_log
+from feltlab.server.services.statements import Batch, Deferred, Prepared
+from feltlab.server.services.table_play import Played
+
+_ROUNDS, _SEATS, _EVENTS = table_of(Round), table_of(RoundSeat), table_of(RoundEvent)
+_NEW_ROUND = Prepared(insert(_ROUNDS).returning(_ROUNDS.c.id))
+_NEW_SEAT = Prepared(insert(_SEATS).returning(_SEATS.c.id))
+_NEW_EVENTS = Prepared(insert(_EVENTS))
+_ROUND_MOVED = Prepared(update(_ROUNDS).where(_ROUNDS.c.id == bindparam("round_id_")).values(
+    phase=bindparam("new_phase"), log=bindparam("new_log"),
+    deadline=bindparam("new_deadline"), client_seed=bindparam("new_client_seed"),
+    completed_at=bindparam("new_completed_at"),
+    figures_pending=bindparam("new_figures_pending")))
+
+
+@cache
+def _seats_moved(seats: int) -> Prepared:
+    """``seats`` seats' stakes, results and balances changed in one statement."""
+    ids: list[BindParameter[int]] = [bindparam(f"seat_id_{index}") for index in range(seats)]
+
+    def each(name: str) -> Case[object]:
+        return case(*((_SEATS.c.id == seat_id,
+                       bindparam(f"{name}_{index}", type_=_SEATS.c[name].type))
+                      for index, seat_id in enumerate(ids)))
+
+    return Prepared(update(_SEATS).where(_SEATS.c.id.in_(ids)).values(
+        staked=each("staked"), total=each("total"), balance_after=each("balance_after")))
+
+
+def _texts(played: Played) -> list[str]:
+    """The actions the step appended to the round's log, as JSON texts."""
+    return [json.dumps(action_to_json(action))
+            for action in played.loaded.state.log[played.before:]]
+
+
+def open_round(connection: Connection, played: Played) -> None:
+    """Insert the round ``played`` opened, as it now is (its id set on it and on its
+    seat)."""
+    record = played.loaded.record
+    record.log = extend_log(record.log, _texts(played))
+    record.id = int(_NEW_ROUND.scalar(connection, {
+        name: getattr(record, name) for name in ROUND_NAMES if name != "id"}))
+    for seat in played.loaded.seats:
+        seat.round_id = record.id
+
+
+def write(batch: Batch, played: Played, moment: datetime) -> Deferred | None:
+    """The round's changes as the request's last writes (see the module's text); the
+    insert of the seat that joined, whose id it answers once the batch has run."""
+    loaded = played.loaded
+    record = loaded.record
+    texts = _texts(played)
+    if not played.opened:
+        record.log = extend_log(record.log, texts)
+    if texts:
+        batch.add_rows(_NEW_EVENTS, [{"round_id": record.id, "seq": loaded.events + index,
+                                      "action": text, "at": moment}
+                                     for index, text in enumerate(texts)])
+        for _ in texts:
+            faults.event_appended()
+    loaded.events += len(texts)
+    seat, joined = played.new_seat, None
+    if seat is not None:
+        joined = batch.add(_NEW_SEAT, {name: getattr(seat, name) for name in SEAT_NAMES
+                                       if name != "id"})
+    if played.changed:
+        moved: dict[str, object] = {}
+        for index, changed in enumerate(played.changed):
+            moved |= {f"seat_id_{index}": changed.id, f"staked_{index}": changed.staked,
+                      f"total_{index}": changed.total,
+                      f"balance_after_{index}": changed.balance_after}
+        batch.add(_seats_moved(len(played.changed)), moved)
+    if not played.opened:
+        batch.add(_ROUND_MOVED, {
+            "round_id_": record.id, "new_phase": record.phase, "new_log": record.log,
+            "new_deadline": record.deadline, "new_client_seed": record.client_seed,
+            "new_completed_at": record.completed_at,
+            "new_figures_pending": bool(record.figures_pending)})
+    return joined

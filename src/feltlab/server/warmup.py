@@ -1,0 +1,116 @@
+"""The server's warm-up: everything a request or the pit's figures recorder would otherwise
+build on first use, built once at start in a background thread, for every built-in rule
+set.
+
+On an empty cache (a new install, a new container), Numba compiles a kernel the first
+time it is called with a set of argument types, and derived data (the High Card Flush
+cells, the Hold'em Stud decision tables) take seconds to count; on a filled cache each is
+still read from disk once per process. Left to the first requests, that work lands on a
+player's round, and the advisor's kernels (called once per decision of every settled
+seat by the figures recorder) on every worker. So the warm-up, in order:
+
+1. the money path and the recorder's path (:func:`feltlab.analysis.warmup.warm_builtin`:
+   rounds of every built-in rule set played through the engine, settled, and every
+   seat's figures computed: the PAR sheets' edges, the evaluators, the settlement and the
+   advisor of each decision: the trainer's advice is the same call);
+2. the trainers (a drill hand and a dealer-trainer round of each rule set);
+3. the designer (:func:`feltlab.server.services.designer.warm_designer`: each rule set's
+   analysis and the protection kernels a design runs).
+
+``/healthz`` answers ``"ready": false`` until it ends (the server is alive and serves
+meanwhile), and the server logs how long it took. ``feltlab warm`` runs the same ahead of
+time (:func:`warm_everything`), so that the first process on a machine starts warm too.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from feltlab.analysis.warmup import warm_builtin
+from feltlab.core.registry import builtin_ids
+from feltlab.present import trainer
+from feltlab.server.services import designer
+
+log = logging.getLogger("feltlab.server")
+
+
+@dataclass
+class _State:
+    started: bool = False
+    done: bool = False
+    seconds: float = 0.0
+
+
+_state = _State()
+_lock = threading.Lock()
+
+
+def warm_trainers(rules_ids: list[str]) -> None:
+    """A drill hand (with its advice) and a dealer-trainer round checked, per rule set."""
+    for rules_id in rules_ids:
+        trainer.drill(rules_id, False)
+        answer = trainer.dealer_round(rules_id)
+        trainer.check_payouts(answer["request"], {})
+
+
+STEPS: tuple[tuple[str, Callable[[list[str]], object]], ...] = (
+    ("rounds, figures and advice", lambda ids: warm_builtin(ids)),
+    ("trainers", warm_trainers),
+    ("designer", designer.warm_designer),
+)
+"""The warm-up's steps in order, the money path first."""
+
+
+def warm_everything(rules_ids: list[str] | None = None,
+                    progress: Callable[[str], None] | None = None) -> float:
+    """Run every step for every built-in rule set (or those named) in this thread;
+    answers the seconds (wall clock). A step that fails is logged and the next runs:
+    whatever it left cold is built by the first request that needs it, as without a
+    warm-up."""
+    start = time.perf_counter()
+    ids = list(builtin_ids() if rules_ids is None else rules_ids)
+    for name, step in STEPS:
+        if progress is not None:
+            progress(name)
+        try:
+            step(ids)
+        except Exception:
+            log.exception("warming up %s failed; the first request that needs it will "
+                          "build it", name)
+    return time.perf_counter() - start
+
+
+def start(then: Callable[[], None] | None = None) -> None:
+    """Start the warm-up in a background thread (once a process); ``then`` runs in that
+    thread when it is over (the server settles its heap: what the warm-up built lives as
+    long as the worker)."""
+    with _lock:
+        if _state.started:
+            return
+        _state.started = True
+    designer.expect_warming()
+    threading.Thread(target=_run, args=(then,), name="feltlab-warm-up", daemon=True).start()
+
+
+def _run(then: Callable[[], None] | None) -> None:
+    seconds = warm_everything()
+    _state.seconds, _state.done = seconds, True
+    log.info("warm-up done in %.1f s: every built-in rule set's kernels, derived data "
+                "and PAR sheet are loaded", seconds,
+                extra={"fields": {"warm_up_seconds": round(seconds, 3)}})
+    if then is not None:
+        then()
+
+
+def ready() -> bool:
+    """False while the warm-up runs (true when it is over, or was never started)."""
+    return _state.done or not _state.started
+
+
+def seconds() -> float:
+    """How long the warm-up took (0 until it is over)."""
+    return _state.seconds

@@ -1,0 +1,67 @@
+"""Run in a fresh process by ``test_warmup.py``: the server's warm-up, then money requests
+at a practice table of every built-in rule set, the trainer's advice and the pit's figures
+of every settled seat; prints (JSON) every compiled function Numba loaded or compiled
+after the warm-up (from its disk cache or its compiler: both add an overload)."""
+
+from __future__ import annotations
+
+import json
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from numba.core import dispatcher, event
+
+from feltlab.server import warmup
+
+COLD = "--cold" in sys.argv  # the control: no warm-up, so the requests load kernels
+if not COLD:
+    warmup.warm_everything()
+
+added: list[str] = []
+compiled: list[str] = []
+_add_overload = dispatcher.Dispatcher.add_overload
+
+
+def add_overload(self: Any, cres: Any) -> None:
+    added.append(f"{self.py_func.__module__}.{self.py_func.__qualname__}")
+    _add_overload(self, cres)
+
+
+class Compiles(event.Listener):  # type: ignore[misc]
+    def on_start(self, ev: Any) -> None:
+        compiled.append(str(ev.data["dispatcher"]))
+
+    def on_end(self, ev: Any) -> None:
+        pass
+
+
+dispatcher.Dispatcher.add_overload = add_overload  # type: ignore[method-assign]
+event.register("numba:compile", Compiles())
+
+from fastapi.testclient import TestClient  # noqa: E402
+
+from feltlab.server.app import create_app  # noqa: E402
+from server.conftest import play_round, practice_table, settings_for, sign_up  # noqa: E402
+from server.test_rounds import BETS  # noqa: E402
+
+folder = Path(tempfile.mkdtemp())
+url = f"sqlite:///{folder / 'warm.sqlite3'}"
+app = create_app(settings_for(url), timers=False)
+with TestClient(app) as client:
+    services = client.app.state.services  # type: ignore[attr-defined]
+    services.recorder.stop()  # the figures are written below, by flush, in this thread
+    headers = sign_up(client)
+    rounds = 0
+    for rules_id, body in BETS.items():
+        table = practice_table(client, headers, rules_id)
+        for index in range(6):  # fold, the smallest stake, the largest
+            play_round(client, headers, table, body,
+                       lambda options, index=index: options[(index % 3 - 1) % len(options)
+                                                            if index % 3 else 0])
+            rounds += 1
+        drill = client.get("/api/v1/drills", params={"rules": rules_id}, headers=headers)
+        assert drill.status_code == 200, drill.text
+    services.recorder.flush()
+print(json.dumps({"rounds": rounds, "added": added, "compiled": compiled}))

@@ -14,6 +14,7 @@ from fastapi.testclient import TestClient
 from feltlab.server.app import create_app
 from feltlab.server.auth import AuthSettings
 from feltlab.server.settings import Settings
+from server.answers import CheckingClient
 from server.pg import REQUIRE, ThrowawayPostgres
 
 FAST_HASHING = AuthSettings(argon2_time_cost=1, argon2_memory_kib=1024)
@@ -24,6 +25,8 @@ def settings_for(database_url: str, auth: AuthSettings = FAST_HASHING, **changes
     """The server's settings for a test: on ``database_url``, with cheap password hashing
     (``auth``) unless told otherwise, and ``changes`` to the other settings."""
     return Settings(database_url=database_url, auth=auth, **changes)
+
+
 _names = itertools.count(1)
 
 
@@ -59,7 +62,7 @@ def sqlite_url(tmp_path: Path) -> str:
 @pytest.fixture
 def client(database_url: str) -> Iterator[TestClient]:
     app = create_app(settings_for(database_url), timers=False)
-    with TestClient(app) as test_client:
+    with CheckingClient(app) as test_client:  # every answer held to its route's model
         yield test_client
     app.state.services.engine.dispose()
 

@@ -40,6 +40,8 @@ from feltlab.server.services.statements import (
     UnknownRows,
     insert_ignoring,
     json_rows,
+    notifies,
+    read_snapshot,
     serial_writes,
     transaction_lock,
 )
@@ -227,6 +229,28 @@ def test_transaction_lock(engine: Engine) -> None:
     assert held == (1 if locked else 0)
     assert serial_writes(engine) is (engine.dialect.name == "sqlite")
     assert len([sql for sql in told if "advisory_xact" in sql]) == (1 if locked else 0)
+
+
+def test_a_read_snapshot_sees_the_database_as_of_its_start(database_url: str,
+                                                           engine: Engine) -> None:
+    reader = make_engine(database_url, writer=False)  # (SQLite: beside the one writer)
+    count = select(func.count()).select_from(ITEMS)
+    try:
+        with read_snapshot(reader) as connection:
+            before = connection.execute(count).scalar_one()
+            with write_connection(engine) as writer:  # commits meanwhile
+                writer.execute(insert(ITEMS).values(name="later", amount=1))
+            after = connection.execute(count).scalar_one()
+            level = connection.get_isolation_level()
+        with reader.connect() as connection:
+            now = connection.execute(count).scalar_one()
+            plain = connection.get_isolation_level()
+    finally:
+        reader.dispose()
+    assert (before, after, now) == (3, 3, 4)
+    if engine.dialect.name == "postgresql":
+        assert (level, plain) == ("REPEATABLE READ", "READ COMMITTED")  # that one only
+    assert notifies(engine) is (engine.dialect.name == "postgresql")
 
 
 # --- listeners -----------------------------------------------------------------------------

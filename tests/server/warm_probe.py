@@ -15,53 +15,58 @@ from numba.core import dispatcher, event
 
 from feltlab.server import warmup
 
-COLD = "--cold" in sys.argv  # the control: no warm-up, so the requests load kernels
-if not COLD:
-    warmup.warm_everything()
 
-added: list[str] = []
-compiled: list[str] = []
-_add_overload = dispatcher.Dispatcher.add_overload
+def main() -> None:
+    """The probe (see the module's text); run as a script only: pytest imports this
+    module for its doctests, and must not run it."""
+    from fastapi.testclient import TestClient
+
+    from feltlab.server.app import create_app
+    from server.conftest import play_round, practice_table, settings_for, sign_up
+    from server.test_rounds import BETS
+
+    cold = "--cold" in sys.argv  # the control: no warm-up, so the requests load kernels
+    if not cold:
+        warmup.warm_everything()
+
+    added: list[str] = []
+    compiled: list[str] = []
+    _add_overload = dispatcher.Dispatcher.add_overload
+
+    def add_overload(self: Any, cres: Any) -> None:
+        added.append(f"{self.py_func.__module__}.{self.py_func.__qualname__}")
+        _add_overload(self, cres)
+
+    class Compiles(event.Listener):  # type: ignore[misc]
+        def on_start(self, ev: Any) -> None:
+            compiled.append(str(ev.data["dispatcher"]))
+
+        def on_end(self, ev: Any) -> None:
+            pass
+
+    dispatcher.Dispatcher.add_overload = add_overload  # type: ignore[method-assign]
+    event.register("numba:compile", Compiles())
+
+    folder = Path(tempfile.mkdtemp())
+    url = f"sqlite:///{folder / 'warm.sqlite3'}"
+    app = create_app(settings_for(url), timers=False)
+    with TestClient(app) as client:
+        services = client.app.state.services  # type: ignore[attr-defined]
+        services.recorder.stop()  # the figures are written below, by flush, in this thread
+        headers = sign_up(client)
+        rounds = 0
+        for rules_id, body in BETS.items():
+            table = practice_table(client, headers, rules_id)
+            for index in range(6):  # fold, the smallest stake, the largest
+                play_round(client, headers, table, body,
+                           lambda options, index=index: options[(index % 3 - 1) % len(options)
+                                                                if index % 3 else 0])
+                rounds += 1
+            drill = client.get("/api/v1/drills", params={"rules": rules_id}, headers=headers)
+            assert drill.status_code == 200, drill.text
+        services.recorder.flush()
+    print(json.dumps({"rounds": rounds, "added": added, "compiled": compiled}))
 
 
-def add_overload(self: Any, cres: Any) -> None:
-    added.append(f"{self.py_func.__module__}.{self.py_func.__qualname__}")
-    _add_overload(self, cres)
-
-
-class Compiles(event.Listener):  # type: ignore[misc]
-    def on_start(self, ev: Any) -> None:
-        compiled.append(str(ev.data["dispatcher"]))
-
-    def on_end(self, ev: Any) -> None:
-        pass
-
-
-dispatcher.Dispatcher.add_overload = add_overload  # type: ignore[method-assign]
-event.register("numba:compile", Compiles())
-
-from fastapi.testclient import TestClient  # noqa: E402
-
-from feltlab.server.app import create_app  # noqa: E402
-from server.conftest import play_round, practice_table, settings_for, sign_up  # noqa: E402
-from server.test_rounds import BETS  # noqa: E402
-
-folder = Path(tempfile.mkdtemp())
-url = f"sqlite:///{folder / 'warm.sqlite3'}"
-app = create_app(settings_for(url), timers=False)
-with TestClient(app) as client:
-    services = client.app.state.services  # type: ignore[attr-defined]
-    services.recorder.stop()  # the figures are written below, by flush, in this thread
-    headers = sign_up(client)
-    rounds = 0
-    for rules_id, body in BETS.items():
-        table = practice_table(client, headers, rules_id)
-        for index in range(6):  # fold, the smallest stake, the largest
-            play_round(client, headers, table, body,
-                       lambda options, index=index: options[(index % 3 - 1) % len(options)
-                                                            if index % 3 else 0])
-            rounds += 1
-        drill = client.get("/api/v1/drills", params={"rules": rules_id}, headers=headers)
-        assert drill.status_code == 200, drill.text
-    services.recorder.flush()
-print(json.dumps({"rounds": rounds, "added": added, "compiled": compiled}))
+if __name__ == "__main__":
+    main()

@@ -44,6 +44,7 @@ from feltlab.server.services.context import Services, open_services
 from feltlab.server.services.database import database_reachable
 from feltlab.server.services.ledger_check import LedgerWatch, last_check
 from feltlab.server.services.reports import read_alert_counts
+from feltlab.server.services.statements import database_name
 from feltlab.server.settings import Settings
 from feltlab.server.timers import Ticker
 
@@ -133,7 +134,7 @@ def _add_operations(app: FastAPI, found: Services) -> None:
         """200 when the database answers, 503 when it does not; ``ready`` is false while
         the start-up warm-up runs (:mod:`feltlab.server.warmup`)."""
         if database_reachable(found.engine):
-            return JSONResponse({"status": "ok", "database": found.engine.dialect.name,
+            return JSONResponse({"status": "ok", "database": database_name(found.engine),
                                  "ready": warmup.ready()})
         return JSONResponse({"detail": "the database does not answer"}, 503)
 

@@ -35,6 +35,7 @@ from sqlalchemy import Engine
 from feltlab.server.live import Hub
 from feltlab.server.services import changes
 from feltlab.server.services.changes import NOTIFY_BYTES, Following, with_state
+from feltlab.server.services.statements import notifies
 from feltlab.server.views import TableState, state_from_wire
 
 log = logging.getLogger("feltlab.server")
@@ -154,7 +155,7 @@ def told(hub: Hub, shown: Shown | None, table_id: int, wire: str | None) -> None
 class Announcer:
     def __init__(self, engine: Engine, hub: Hub, reader: Engine | None = None) -> None:
         self.engine, self.hub, self.reader = engine, hub, reader
-        self.postgresql = engine.dialect.name == "postgresql"
+        self.postgresql = notifies(engine)  # PostgreSQL's NOTIFY, else datagrams (SQLite)
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
         self.peers: Peers | None = None

@@ -28,6 +28,7 @@ from feltlab.server.services.database import (
     write_connection,
 )
 from feltlab.server.services.figures import Recorder
+from feltlab.server.services.statements import serial_writes
 from feltlab.server.views import wire_text
 
 if TYPE_CHECKING:
@@ -69,8 +70,7 @@ class Services:
         where one transaction writes at a time, a few are enough to keep the writer busy."""
         loop = id(asyncio.get_running_loop())
         if loop not in self._writers:
-            sqlite = self.engine.dialect.name == "sqlite"
-            self._writers[loop] = anyio.CapacityLimiter(4 if sqlite else 12)
+            self._writers[loop] = anyio.CapacityLimiter(4 if serial_writes(self.engine) else 12)
         return self._writers[loop]
 
     @contextmanager
@@ -165,7 +165,7 @@ def open_services(database_url: str, auth_settings: AuthSettings | None = None) 
     engine = make_engine(database_url)
     migrate.upgrade(engine)
     settings = auth_settings or AuthSettings()
-    reader = make_engine(database_url, writer=False) if engine.dialect.name == "sqlite" else None
+    reader = make_engine(database_url, writer=False) if serial_writes(engine) else None
     found = Services(engine, session_factory(engine), password_hasher(settings), settings,
                      metrics=Metrics(metrics_folder(database_url)), reader_engine=reader,
                      readers=None if reader is None else session_factory(reader))

@@ -23,6 +23,8 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError
 from sqlalchemy.orm import Session, sessionmaker
 
+from feltlab.server.services.statements import transaction_lock
+
 
 class DatabaseURLError(ValueError):
     """A database URL feltlab cannot use."""
@@ -165,10 +167,6 @@ def _configure_sqlite(engine: Engine, writer: bool) -> None:
         connection.connection.dbapi_connection.execute(begin)
 
 
-def is_postgresql(engine: Engine) -> bool:
-    return engine.dialect.name == "postgresql"
-
-
 def session_factory(engine: Engine) -> sessionmaker[Session]:
     return sessionmaker(engine, expire_on_commit=False)
 
@@ -195,8 +193,7 @@ def write_connection(engine: Engine) -> Iterator[Connection]:
 def lock_exclusive(session: Session, key: int) -> None:
     """Serialise a critical section across workers (PostgreSQL advisory lock held to the
     end of the transaction; SQLite transactions are serial already)."""
-    if session.get_bind().dialect.name == "postgresql":
-        session.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": key})
+    transaction_lock(session.connection(), key)
 
 
 def database_reachable(engine: Engine) -> bool:

@@ -23,7 +23,6 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from sqlalchemy import Connection, Engine, bindparam, delete, select, true, update
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
 from feltlab.analysis.figures import seat_figures
@@ -39,13 +38,13 @@ from feltlab.server.models import (
 )
 from feltlab.server.services.database import write_connection
 from feltlab.server.services.round_store import read_round
+from feltlab.server.services.statements import insert_ignoring
 
 log = logging.getLogger("feltlab.server")
 
 _FIGURES, _ROUNDS, _SEATS = table_of(SeatFigure), table_of(Round), table_of(RoundSeat)
 _DAYS, _STATE = table_of(SeatFigureDay), table_of(ReportDays)
-_INSERT = {name: module.insert(_FIGURES).on_conflict_do_nothing(index_elements=["round_seat_id"])
-           for name, module in (("sqlite", sqlite), ("postgresql", postgresql))}
+_INSERT = insert_ignoring(_FIGURES, ["round_seat_id"])
 """Once a seat: a round computed again (a recorder and a report at once) writes nothing."""
 _PENDING = (select(_ROUNDS.c.id).where(_ROUNDS.c.figures_pending == true(),
                                        _ROUNDS.c.completed_at < bindparam("before"))
@@ -94,7 +93,7 @@ def record_settled(connection: Connection, state: HandState, seats: Sequence[Rou
 def write_rows(connection: Connection, rows: list[dict[str, Any]]) -> None:
     """Insert figure rows (one statement), skipping seats that have theirs already."""
     if rows:
-        connection.execute(_INSERT[connection.dialect.name], rows)
+        _INSERT.execute(connection, rows)  # (executemany)
 
 
 def record_pending(engine: Engine, reader: Engine, settled_before: datetime | None = None,

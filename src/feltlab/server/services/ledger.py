@@ -455,7 +455,8 @@ kind)."""
 
 @cache
 def _chained(transactions: int, entries: int) -> Prepared:
-    """PostgreSQL's one statement: the guarded UPDATE, then ``transactions`` and their
+    """Where the database chains writes in one statement (PostgreSQL's data-modifying
+    ``WITH``; nothing runs on SQLite): the guarded UPDATE, then ``transactions`` and their
     ``entries`` inserted only if both wallets changed; answers the UPDATE's rows."""
     moved = _GUARDED.cte("moved")
     kinds = values(column("kind", String), column("memo", String),
@@ -483,7 +484,9 @@ def _chained(transactions: int, entries: int) -> Prepared:
         .select_from(lines.join(written, written.c.kind == lines.c.kind)
                      .join(moved, moved.c.house == lines.c.house))
         .order_by(lines.c.position)).cte("entered")
-    return Prepared(select(moved.c.id, moved.c.house, moved.c.balance).add_cte(entered))
+    return Prepared.per_dialect(
+        sqlite=None, postgresql=select(moved.c.id, moved.c.house, moved.c.balance)
+        .add_cte(entered))
 
 
 def _move(connection: Connection, user_id: int, currency: str, house_id: int,
@@ -497,7 +500,8 @@ def _move(connection: Connection, user_id: int, currency: str, house_id: int,
         "house_id": house_id, "player": wallet_name(user_id, currency), "debit": stake,
         "house_delta": stake - payout, "player_delta": payout - stake}
     moment = now()
-    if connection.dialect.name == "postgresql":
+    chained = _chained(len(kinds), len(entries))
+    if chained.runs_on(connection):
         params |= {"round_id": round_id, "created_at": moment}
         for index, (kind, text) in enumerate(kinds):
             params |= {f"kind_{index}": kind, f"memo_{index}": text}
@@ -505,7 +509,7 @@ def _move(connection: Connection, user_id: int, currency: str, house_id: int,
             params |= {f"entry_kind_{index}": entry.kind, f"entry_house_{index}": entry.house,
                        f"entry_amount_{index}": entry.amount,
                        f"entry_offset_{index}": entry.offset}
-        rows = _chained(len(kinds), len(entries)).run(connection, params)
+        rows = chained.run(connection, params)
     else:
         rows = _MOVE.run(connection, params)
     wallets = {bool(house): (wallet_id, balance) for wallet_id, house, balance in rows}
@@ -513,7 +517,7 @@ def _move(connection: Connection, user_id: int, currency: str, house_id: int,
         raise MissingWallet(f"round {round_id}: house wallet {house_id} does not exist")
     if False not in wallets:
         return None
-    if connection.dialect.name != "postgresql":
+    if not chained.runs_on(connection):  # the transactions and entries after the UPDATE
         ids = dict((kind, record_id) for record_id, kind in _NEW_TRANSACTIONS.run_rows(
             connection, [{"kind": kind, "round_id": round_id, "memo": text,
                           "created_at": moment} for kind, text in kinds]))

@@ -20,8 +20,6 @@ import json
 import logging
 import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timedelta
 
@@ -39,6 +37,7 @@ from feltlab.server.models import (
 )
 from feltlab.server.services.database import write_connection
 from feltlab.server.services.ledger import CURRENCIES
+from feltlab.server.services.statements import read_snapshot
 
 LEDGER_CURRENCIES = CURRENCIES
 """The currencies whose money the ledger holds (an operator's is in its own wallet)."""
@@ -90,22 +89,12 @@ class LedgerReport:
                 "more_problems": self.more}
 
 
-@contextmanager
-def _snapshot(engine: Engine) -> Iterator[Connection]:
-    """One read transaction that sees the database as of its start (PostgreSQL's
-    REPEATABLE READ; SQLite's WAL gives a deferred transaction one snapshot)."""
-    options = {"isolation_level": "REPEATABLE READ"} if engine.dialect.name == "postgresql" \
-        else {}
-    with engine.connect().execution_options(**options) as connection, connection.begin():
-        yield connection
-
-
 def check_ledger(engine: Engine) -> LedgerReport:
     """Check the ledger on ``engine`` (see the module's text)."""
     started, moment = time.perf_counter(), now()
     problems: list[Problem] = []
     more = 0
-    with _snapshot(engine) as connection:
+    with read_snapshot(engine) as connection:  # every count as of one moment
         for found in (_wallets(connection), _currencies(connection),
                       _transactions(connection), _rounds(connection)):
             problems += found[:SHOWN]

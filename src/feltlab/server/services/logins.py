@@ -19,7 +19,7 @@ import math
 import secrets
 from datetime import datetime, timedelta
 
-from sqlalchemy import bindparam, case, delete, func, select, text
+from sqlalchemy import bindparam, case, delete, func, select
 from sqlalchemy.orm import Session
 
 from feltlab.server.auth import AuthSettings, password_matches, throttle_wait, token_digest
@@ -28,6 +28,7 @@ from feltlab.server.errors import TooMany, Unauthorized
 from feltlab.server.models import AuthToken, LoginFailure, User, table_of
 from feltlab.server.services import audit
 from feltlab.server.services.context import Services
+from feltlab.server.services.statements import transaction_lock
 
 _FAILURES = table_of(LoginFailure)
 _FAILURE_COUNTS = select(
@@ -97,9 +98,8 @@ def _remaining(moment: datetime, latest: datetime | str | None, wait: int) -> in
 def _one_client_at_a_time(session: Session, client: str) -> None:
     """On PostgreSQL, one client's tries are counted one at a time (a transaction lock on
     the client's address); SQLite runs one writer at a time anyway."""
-    if session.get_bind().dialect.name == "postgresql":
-        key = int.from_bytes(hashlib.sha256(client.encode()).digest()[:8], "big", signed=True)
-        session.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": key})
+    key = int.from_bytes(hashlib.sha256(client.encode()).digest()[:8], "big", signed=True)
+    transaction_lock(session.connection(), key)
 
 
 def _new_token(session: Session, username: str, name: str, client: str) -> str | None:

@@ -23,6 +23,7 @@ from feltlab.server.clock import now
 from feltlab.server.errors import Refused
 from feltlab.server.models import ReportDays, SeatFigure, SeatFigureDay, User, table_of
 from feltlab.server.services.context import Services
+from feltlab.server.services.statements import transaction_lock
 
 GROUPINGS: Final = ("players", "tables", "days", "rules")
 CURRENCIES: Final = ("cash", "practice")
@@ -165,8 +166,7 @@ def sum_ended_days(connection: Connection, currency: str, today: date) -> None:
     through = _through(connection, currency)
     if through is not None and through >= last:
         return
-    if connection.dialect.name == "postgresql":
-        connection.execute(select(func.pg_advisory_xact_lock(_SUMS_LOCK)))
+    if transaction_lock(connection, _SUMS_LOCK):  # another may have summed them meanwhile
         through = _through(connection, currency)
         if through is not None and through >= last:
             return

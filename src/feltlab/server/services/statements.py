@@ -37,7 +37,8 @@ row raises :class:`RowChangedTwice` at once, on either database.
 Every difference between SQLite and PostgreSQL lives here: :meth:`Prepared.per_dialect`
 (a statement written for each, or none on one: it then runs nothing there, and
 :meth:`Prepared.runs_on` says so), :func:`insert_ignoring`, :func:`json_rows`,
-:func:`transaction_lock` and :func:`serial_writes`.
+:func:`transaction_lock`, :func:`serial_writes`, :func:`read_snapshot` and
+:func:`notifies`.
 """
 
 from __future__ import annotations
@@ -45,7 +46,8 @@ from __future__ import annotations
 import itertools
 import re
 from collections import namedtuple
-from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -638,3 +640,26 @@ def serial_writes(bind: Connection | Engine) -> bool:
     it is; its readers are best on an engine of their own); PostgreSQL runs them at once,
     each statement reading as of when it began, even after waiting for a row's lock."""
     return bind.dialect.name == "sqlite"
+
+
+@contextmanager
+def read_snapshot(engine: Engine) -> Iterator[Connection]:
+    """One read transaction that sees the database as of its start, to its end:
+    PostgreSQL's REPEATABLE READ (its default, READ COMMITTED, reads each statement as of
+    when it began); on SQLite a plain (deferred) transaction, to which WAL gives one
+    snapshot from its first read."""
+    options: dict[str, Any] = (
+        {"isolation_level": "REPEATABLE READ"} if engine.dialect.name == "postgresql" else {})
+    with engine.connect().execution_options(**options) as connection, connection.begin():
+        yield connection
+
+
+def notifies(bind: Connection | Engine) -> bool:
+    """Whether the database tells the connections that LISTEN of a change (PostgreSQL's
+    NOTIFY); on SQLite the workers tell one another themselves."""
+    return bind.dialect.name == "postgresql"
+
+
+def database_name(bind: Connection | Engine) -> str:
+    """The database's kind, as the server reports it (``sqlite`` or ``postgresql``)."""
+    return bind.dialect.name

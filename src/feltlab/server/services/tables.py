@@ -21,10 +21,6 @@ from feltlab.server.views import table_json
 if TYPE_CHECKING:  # annotations only: the services' context imports these modules
     from feltlab.server.services.context import Services
 
-# built once, and in Core where no object is needed: tables are found on every request
-_TABLE = select(GameTable).where(GameTable.id == bindparam("table_id"))
-_TABLE_LOCKED = _TABLE.with_for_update()
-_TABLE_LOCKED_OR_SKIPPED = _TABLE.with_for_update(skip_locked=True)
 _SEATS, _USERS = table_of(TableSeat), table_of(User)
 _SEATED = (select(_SEATS.c.seat, _USERS.c.username)
            .join(_USERS, _USERS.c.id == _SEATS.c.user_id)
@@ -42,25 +38,6 @@ def next_commitment(session: Session, table: GameTable) -> str | None:
         return None
     previous = session.execute(_NEWEST_SEED, {"table_id": table.id}).scalar()
     return commitment(next_seed(table.seed_key, previous))
-
-
-def find_table(session: Session, table_id: int) -> GameTable | None:
-    """The table, unlocked (a built statement: quicker than ``Session.get``)."""
-    table: GameTable | None = session.scalars(_TABLE, {"table_id": table_id}).one_or_none()
-    return table
-
-
-def lock_table(session: Session, table_id: int, skip_locked: bool = False
-               ) -> GameTable | None:
-    """Lock a table's row and return the table: every transaction that changes a round
-    locks its table, then the round, then the house wallet, then players' wallets, always
-    in that order, so none waits for another in a circle. None when ``skip_locked`` and
-    another transaction holds it."""
-    query = _TABLE
-    if session.get_bind().dialect.name == "postgresql":
-        query = _TABLE_LOCKED_OR_SKIPPED if skip_locked else _TABLE_LOCKED
-    table: GameTable | None = session.scalars(query, {"table_id": table_id}).one_or_none()
-    return table
 
 
 def visible_table(session: Session, table_id: int, caller: Caller) -> GameTable:

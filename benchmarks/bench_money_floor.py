@@ -40,6 +40,7 @@ import httpx
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE.parent / "src"), str(HERE.parent / "tests")]
 
+from server.helpers import assert_books_balance  # noqa: E402
 from server.live_server import LiveServer  # noqa: E402
 from server.pg import ThrowawayPostgres, free_port  # noqa: E402
 
@@ -239,6 +240,7 @@ def run_feltlab(url: str, log: Path, home: Path, requests: int, postgres_url: st
         server, database = drive_feltlab(live.base, requests, live.process.pid, postgres_url)
     finally:
         live.stop()
+    assert_books_balance(url)  # the books and feltlab ledger check's, after every run
     return server, database, ready
 
 

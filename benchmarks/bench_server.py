@@ -36,7 +36,9 @@ import httpx
 import websockets
 
 HERE = Path(__file__).resolve().parent
-sys.path[:0] = [str(HERE.parent / "src"), str(HERE.parent / "tests")]
+sys.path[:0] = [str(HERE.parent / "src"), str(HERE.parent / "tests"), str(HERE)]
+
+from bench_money_floor import DEFAULT_FLOOR, drive_floor, floor_server  # noqa: E402
 
 from server.helpers import books  # noqa: E402
 from server.live_server import LiveServer  # noqa: E402
@@ -227,6 +229,9 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2, help="worker processes a host")
     parser.add_argument("--hosts", type=int, default=1,
                         help="feltlab serve processes on the one database")
+    parser.add_argument("--floor", type=Path, default=DEFAULT_FLOOR,
+                        help="the stack's floor, run before and after the load on a fresh "
+                             "database of the same kind (no access log, as feltlab runs)")
     args = parser.parse_args()
     folder = Path(tempfile.mkdtemp(prefix="feltlab-bench-"))
     postgres = ThrowawayPostgres() if args.database == "postgresql" else None
@@ -238,13 +243,15 @@ def main() -> None:
         os.environ["FELTLAB_TOKEN_IDLE_MINUTES"] = "120"
         for server in servers:
             server.start()
+        floors = [floor_per_request(args.floor, postgres, folder, "before")]
         load_before = os.getloadavg()[0]
         load = asyncio.run(run(servers, args.players, args.tables, args.rounds, args.seconds,
                                postgres))
         load_after = os.getloadavg()[0]
         for server in servers:
             server.stop()
-        report(args, load, url, (load_before, load_after))
+        floors.append(floor_per_request(args.floor, postgres, folder, "after"))
+        report(args, load, url, (load_before, load_after), floors)
     finally:
         for server in servers:
             server.stop()
@@ -312,8 +319,20 @@ def timer_folds(url: str) -> int:
     return int(count)
 
 
+def floor_per_request(floor: Path, postgres: ThrowawayPostgres | None, folder: Path,
+                      name: str, requests: int = 600) -> float:
+    """The floor's server CPU seconds per money request, on a fresh database of the
+    benchmark's kind (``../shared/bench/server_floor.py``, as feltlab runs: no access
+    log)."""
+    url = (postgres.new_database() if postgres
+           else f"sqlite:///{folder / f'floor-{name}.sqlite3'}")
+    with floor_server(floor, url, folder / "floor.log") as (base, pid):
+        server, _ = drive_floor(base, requests, pid, url if postgres else None)
+    return server
+
+
 def report(args: argparse.Namespace, load: Load, url: str,
-           load_average: tuple[float, float]) -> None:
+           load_average: tuple[float, float], floors: list[float]) -> None:
     elapsed = load.elapsed
     ordered = sorted(load.latencies)
     p50 = statistics.median(ordered) * 1000
@@ -338,6 +357,12 @@ def report(args: argparse.Namespace, load: Load, url: str,
           f"round){database}, benchmark client "
           f"{load.client_cpu:.1f} s (in {elapsed:.1f} s on {os.cpu_count()} cores); "
           f"load average {load_average[0]:.2f} before, {load_average[1]:.2f} after")
+    per_request = load.server_cpu / max(len(ordered), 1)
+    floor = statistics.mean(floors)
+    print(f"server CPU per money request {per_request * 1000:.2f} ms = "
+          f"{per_request / floor:.2f}x the floor ({floor * 1000:.2f} ms: "
+          f"{', '.join(f'{value * 1000:.2f}' for value in floors)} ms before and after the "
+          "load)")
     open_rounds = reconcile(url)
     print(f"ledger: {books(url)}; open rounds {open_rounds}; reconciled exactly")
 

@@ -241,9 +241,9 @@ def main() -> None:
                for host in range(args.hosts)]
     try:
         os.environ["FELTLAB_TOKEN_IDLE_MINUTES"] = "120"
+        floors = [floor_per_request(args.floor, postgres, folder, "before")]  # machine quiet
         for server in servers:
             server.start()
-        floors = [floor_per_request(args.floor, postgres, folder, "before")]
         load_before = os.getloadavg()[0]
         load = asyncio.run(run(servers, args.players, args.tables, args.rounds, args.seconds,
                                postgres))

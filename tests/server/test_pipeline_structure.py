@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import feltlab
-from feltlab.server.services import play
+from feltlab.server.services import money_frame, play
 
 SOURCE = Path(feltlab.__file__).parent
 SERVER = SOURCE / "server"
@@ -101,3 +101,10 @@ def test_a_money_request_reads_top_to_bottom() -> None:
                  if module.startswith("server/services/") for node in ast.walk(tree)
                  if isinstance(node, ast.keyword) and node.arg == "then"]
     assert not callbacks, callbacks
+
+
+def test_the_first_read_names_the_caller_as_its_typed_row_does() -> None:
+    """A first read's row starts with the caller's columns, read by position into
+    :class:`money_frame.CallerRow`."""
+    assert money_frame.CallerRow._fields == tuple(
+        column.key for column in money_frame.CALLER_COLUMNS)

@@ -11,6 +11,7 @@ all.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -20,6 +21,7 @@ from sqlalchemy import (
     BigInteger,
     Boolean,
     Connection,
+    Engine,
     Integer,
     String,
     and_,
@@ -284,23 +286,23 @@ def _move_seat(connection: Connection, posting: Posting, house: int, move: Move)
 _WALLETS, _TRANSACTIONS = table_of(Wallet), table_of(LedgerTransaction)
 _ENTRIES = table_of(LedgerEntry)
 _WALLET_ID = Prepared(select(_WALLETS.c.id).where(_WALLETS.c.name == bindparam("name")))
-_HOUSE_IDS: dict[tuple[str, str], int] = {}
-"""House wallet ids by database and name, kept by each worker: every house wallet is
-created by the migrations (committed before any request runs) and its id never changes,
-so the money path looks none up twice."""
+_HOUSE_IDS: weakref.WeakKeyDictionary[Engine, dict[str, int]] = weakref.WeakKeyDictionary()
+"""House wallet ids by database (its engine) and name, kept by each worker: every house
+wallet is created by the migrations (committed before any request runs) and its id never
+changes, so the money path looks none up twice."""
 
 
 def house_wallet_id(connection: Connection, name: str) -> int:
     """The id of house wallet ``name``; usually no query. A missing one is an error that
     rolls the request back (:class:`MissingWallet`), never created here."""
-    key = (str(connection.engine.url), name)
-    found = _HOUSE_IDS.get(key)
+    known = _HOUSE_IDS.setdefault(connection.engine, {})
+    found = known.get(name)
     if found is not None:
         return found
     wallet_id = _WALLET_ID.scalar(connection, {"name": name})
     if wallet_id is None:
         raise MissingWallet(f"house wallet {name} does not exist")
-    _HOUSE_IDS[key] = int(wallet_id)
+    known[name] = int(wallet_id)
     return int(wallet_id)
 
 

@@ -61,7 +61,7 @@ CALLER_COLUMNS: Final = (
     _USERS.c.daily_loss_limit, _USERS.c.locked, _KEYS.c.request_hash, _KEYS.c.status_code,
     _KEYS.c.body)
 """What the first statement of every money request reads before the request's own rows."""
-_CALLER_NAMES: Final = frozenset(column.key for column in CALLER_COLUMNS if column.key)
+_CALLER_WIDTH: Final = len(CALLER_COLUMNS)
 TOKEN_HASH: Final = _TOKENS.c.token_hash
 ATTEMPTS: Final = 4
 
@@ -198,8 +198,7 @@ class Frame:
         if row is None:
             check_token(connection, attempts.token, found.auth)
             raise not_found(missing)
-        values: dict[str, object] = row._asdict()
-        read = CallerRow._make(values[name] for name in CallerRow._fields)
+        read = CallerRow._make(row[:_CALLER_WIDTH])  # the caller's columns come first
         self._caller = caller_of(read.token_id, read.revoked, read.last_used_at, read.user_id,
                                  read.username, read.role, found.auth)
         self._account = Account(read.user_id, bool(read.locked), read.excluded_until,
@@ -213,7 +212,7 @@ class Frame:
             return {}
         if self._caller.stale:
             touch(connection, self._caller)
-        return {name: value for name, value in values.items() if name not in _CALLER_NAMES}
+        return dict(zip(row._fields[_CALLER_WIDTH:], row[_CALLER_WIDTH:], strict=True))
 
     def answer(self, status: int, payload: object, batch: Batch) -> None:
         """The request's answer, stored with its key in ``batch``, its last writes, which

@@ -41,7 +41,7 @@ from feltlab.server.views import Fresh, table_state, view_of, wire_text
 
 __all__ = ["Wagers", "bet", "decide", "run_timer"]
 
-_BET_READ = first_read(*round_store.BET_COLUMNS, joined=round_store.table_and_its_round,
+_BET_READ = first_read(*round_store.BET_COLUMNS, joined=round_store.at_the_table,
                        table_id=round_store.TABLE_ID, locked=round_store.LOCKED)
 _ACT_READ = first_read(*round_store.ACT_COLUMNS, joined=round_store.round_and_my_seat,
                        table_id=round_store.TABLE_ID, locked=round_store.LOCKED)

@@ -179,6 +179,8 @@ class AtTable:
     last_seed: str | None
     my_seat: int | None
     balance: int | None
+    unfinished: int | None = None
+    """A bet's first read: the id of the table's unfinished round, if any."""
 
 
 def table_of_row(values: dict[str, object]) -> GameTable:
@@ -229,9 +231,8 @@ _MY_SEAT = (select(_SITTING.c.seat).where(_SITTING.c.table_id == _TABLES.c.id,
             .correlate(_TABLES, _USERS).scalar_subquery().label("my_seat"))
 
 
-def table_and_its_round(joined: Join) -> Join:
-    return (joined.join(_TABLES, _TABLES.c.id == bindparam("table_id"))
-            .outerjoin(_ROUNDS, _ROUNDS.c.id == _UNFINISHED))
+def at_the_table(joined: Join) -> Join:
+    return joined.join(_TABLES, _TABLES.c.id == bindparam("table_id"))
 
 
 def round_and_my_seat(joined: Join) -> Join:
@@ -243,10 +244,12 @@ def round_and_my_seat(joined: Join) -> Join:
                                  _WALLETS.c.currency == _ROUNDS.c.currency)))
 
 
-BET_COLUMNS: Final = (*TABLE_COLUMNS, *ROUND_COLUMNS, _LAST_SEED, _MY_SEAT)
-"""What a bet reads with the caller (:func:`table_and_its_round` joins it): the table,
-its unfinished round with its log if any, its newest round's seed and the caller's seat
-at it."""
+BET_COLUMNS: Final = (*TABLE_COLUMNS, _UNFINISHED.label("unfinished"), _LAST_SEED,
+                      _MY_SEAT)
+"""What a bet reads with the caller (:func:`at_the_table` joins it): the table, the id
+of its unfinished round if any (a private table's refuses the bet; a shared table's is
+read once the lock is held, :func:`shared_round`), its newest round's seed and the
+caller's seat at it."""
 ACT_COLUMNS: Final = (*TABLE_COLUMNS, *ROUND_COLUMNS, *SEAT_COLUMNS,
                       _WALLETS.c.balance.label("balance"))
 """What a decision reads with the caller (:func:`round_and_my_seat` joins it): the table,
@@ -263,13 +266,13 @@ def at_table(values: dict[str, object]) -> AtTable:
     seats = []
     if "s_id" in values:
         seats = [detached(RoundSeat, {name: values[f"s_{name}"] for name in SEAT_NAMES})]
-    balance = values.get("balance")
-    my_seat = values.get("my_seat")
-    last_seed = values.get("last_seed")
+    balance, my_seat = values.get("balance"), values.get("my_seat")
+    last_seed, unfinished = values.get("last_seed"), values.get("unfinished")
     return AtTable(table_of_row(values), record, seats, [],
                    None if last_seed is None else str(last_seed),
                    None if my_seat is None else int(str(my_seat)),
-                   None if balance is None else int(str(balance)))
+                   None if balance is None else int(str(balance)),
+                   None if unfinished is None else int(str(unfinished)))
 
 
 _AGAIN = (seats_json(_ROUNDS.c.id), _sitting_json(_ROUNDS.c.table_id))

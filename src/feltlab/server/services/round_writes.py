@@ -7,14 +7,12 @@ the round's row. A settled round is marked ``figures_pending`` for the pit's fig
 
 from __future__ import annotations
 
-import json
 from datetime import datetime
 from functools import cache
 
 from sqlalchemy import Connection, bindparam, case, insert, update
 from sqlalchemy.sql.elements import BindParameter, Case
 
-from feltlab.core.engine import action_to_json
 from feltlab.server import faults
 from feltlab.server.models import Round, RoundEvent, RoundSeat, table_of
 from feltlab.server.services.round_store import ROUND_NAMES, SEAT_NAMES, extend_log
@@ -46,17 +44,11 @@ def _seats_moved(seats: int) -> Prepared:
         staked=each("staked"), total=each("total"), balance_after=each("balance_after")))
 
 
-def _texts(played: Played) -> list[str]:
-    """The actions the step appended to the round's log, as JSON texts."""
-    return [json.dumps(action_to_json(action))
-            for action in played.loaded.state.log[played.before:]]
-
-
 def open_round(connection: Connection, played: Played) -> None:
     """Insert the round ``played`` opened, as it now is (its id set on it and on its
-    seat)."""
+    seat); its log holds every action already, so :func:`write` adds only events."""
     record = played.loaded.record
-    record.log = extend_log(record.log, _texts(played))
+    record.log = extend_log(record.log, played.texts)
     record.id = int(_NEW_ROUND.scalar(connection, {
         name: getattr(record, name) for name in ROUND_NAMES if name != "id"}))
     for seat in played.loaded.seats:
@@ -68,8 +60,8 @@ def write(batch: Batch, played: Played, moment: datetime) -> Deferred | None:
     insert of the seat that joined, whose id it answers once the batch has run."""
     loaded = played.loaded
     record = loaded.record
-    texts = _texts(played)
-    if not played.opened:
+    texts = played.texts
+    if not played.opened:  # an opened round's log has them all already (open_round)
         record.log = extend_log(record.log, texts)
     if texts:
         batch.add_rows(_NEW_EVENTS, [{"round_id": record.id, "seq": loaded.events + index,

@@ -12,8 +12,10 @@ the ledger posts the money and :mod:`feltlab.server.services.round_writes` the r
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from functools import cached_property
 
 from feltlab.core.engine import (
     Action,
@@ -29,6 +31,7 @@ from feltlab.core.engine import (
     Raise,
     Reveal,
     Settle,
+    action_to_json,
 )
 from feltlab.core.family import family_of
 from feltlab.core.rules import Rules
@@ -74,6 +77,12 @@ class Played:
     def complete(self) -> bool:
         return self.loaded.state.phase is Phase.COMPLETE
 
+    @cached_property
+    def texts(self) -> list[str]:
+        """The actions the step appended to the round's log, as JSON texts (made once)."""
+        return [json.dumps(action_to_json(action))
+                for action in self.loaded.state.log[self.before:]]
+
 
 # --- a bet ------------------------------------------------------------------------------------
 
@@ -95,6 +104,11 @@ def bet(found: AtTable, current: LoadedRound | None, user_id: int, placed: Wager
             raise not_found(f"table {table.id}")
         if table.status != "open":
             raise Conflict(f"table {table.id} is closed")
+        # a bet that waited for this table's lock reads the rows as they were before it
+        # on PostgreSQL: a round opened meanwhile is caught by the database (one
+        # unfinished round a table, a seed used once) and the bet runs again
+        if found.unfinished is not None:
+            raise Conflict(f"round {found.unfinished} at this table is not finished")
         seat_number, sitting = 1, {user_id}
     opened = current is None
     if current is None:

@@ -55,6 +55,7 @@ class Load:
         self.closed = 0  # bets placed after betting closed: expected, not refusals
         self.reconnects = 0
         self.messages = 0
+        self.polls = 0  # reads of a round the player's socket moved past
         self.message_bytes = 0
         self.elapsed = self.client_cpu = self.server_cpu = self.database_cpu = 0.0
 
@@ -67,7 +68,9 @@ class Load:
             except httpx.TransportError:
                 self.reconnects += 1
                 continue
-            if not polling:
+            if polling:
+                self.polls += 1
+            else:
                 self.latencies.append(time.perf_counter() - started)
             return answer
         raise RuntimeError(f"{method} {path} failed five times")
@@ -132,6 +135,8 @@ class Load:
             current = message and message.get("round")
             if current and current["id"] == round_id:
                 view = current
+            elif current and current["id"] < round_id:
+                continue  # an earlier round's news, sent before our bet: not ours
             else:  # our round moved on (or a quiet spell): read it
                 view = (await self.timed(client, "GET", f"/api/v1/rounds/{round_id}",
                                          headers=headers, polling=True)).json()
@@ -213,6 +218,7 @@ async def run(servers: list[LiveServer], players: int, tables: int, rounds: int,
         load.closed += part.closed
         load.reconnects += part.reconnects
         load.messages += part.messages
+        load.polls += part.polls
         load.message_bytes += part.message_bytes
     for client in clients:
         await client.aclose()
@@ -345,7 +351,8 @@ def report(args: argparse.Namespace, load: Load, url: str,
           f"refused {load.refusals}, bets after betting closed {load.closed}, "
           f"reconnects {load.reconnects}")
     print(f"seats folded by the decision timer: {timer_folds(url)}; WebSocket messages "
-          f"{load.messages}, {load.message_bytes / max(load.messages, 1):.0f} bytes each")
+          f"{load.messages}, {load.message_bytes / max(load.messages, 1):.0f} bytes each; "
+          f"reads of a round its socket moved past {load.polls}")
     per_round = load.server_cpu * 1000 / max(len(load.completed), 1)
     database = ""
     if args.database == "postgresql":

@@ -13,10 +13,19 @@ from fractions import Fraction
 import pytest
 
 from feltlab.analysis import advise, analyze
-from feltlab.analysis.figures import seat_figures, wager_math
+from feltlab.analysis.figures import (
+    DECISIONS,
+    DecisionCost,
+    SeatFigures,
+    _as_request,
+    _between,
+    round_figures,
+    seat_figures,
+    wager_math,
+)
 from feltlab.core.cards import full_deck
-from feltlab.core.engine import Deal, HandState, Phase, PlaceWager, Reveal, Settle
-from feltlab.core.family import family_of
+from feltlab.core.engine import Action, Deal, HandState, Phase, PlaceWager, Reveal, Settle
+from feltlab.core.family import AdviceInputs, family_of
 from feltlab.core.rules import builtin_ids, load_rules
 from games.test_conformance import play_round
 
@@ -115,3 +124,79 @@ def test_a_seat_that_plays_the_advisors_best_gives_nothing_away(rules_id: str) -
 def test_edges_are_read_once_per_fingerprint() -> None:
     rules = load_rules("high-card-flush")
     assert wager_math(rules) is wager_math(load_rules("high-card-flush"))
+
+
+# --- the figures as first written: a Fraction for every sum, a replay for every decision -----
+
+def reference_figures(state: HandState, seat: int) -> SeatFigures:
+    """What :func:`seat_figures` answered before it kept the sums of a seat's stakes and
+    replayed a round once for all its decisions (held equal below, to the last bit)."""
+    hand = state.seats[seat]
+    assert hand.settlement is not None
+    known, main = wager_math(state.rules), state.rules.main_wager
+    main_stake = hand.wagers.get(main, 0)
+    theo = variance = bonuses = Fraction(0)
+    for name, stake in hand.wagers.items():
+        theo += stake * known.edges[name]
+        if name != main:
+            bonuses += stake * known.edges[name]
+            variance += stake * stake * known.variances[name]
+    evs = [reference_judge(HandState.replay(state.rules, state.deck, state.log[:index],
+                                            verified=True), seat, action, main_stake)
+           for index, action in enumerate(state.log)
+           if isinstance(action, DECISIONS) and action.seat == seat] if main_stake else []
+    if evs:
+        later = sum((best - chosen for best, chosen, _ in evs[1:]), Fraction(0))
+        expected = bonuses + main_stake * (later - evs[0][1])
+    else:
+        expected = theo
+    if main_stake and not (hand.decisions and hand.decisions[0] == 0):
+        variance += main_stake * main_stake * known.variances[main]
+    costs = tuple(DecisionCost(pattern, float(best - chosen)) for best, chosen, pattern in evs)
+    return SeatFigures(sum(hand.wagers.values()) + sum(hand.decisions),
+                       -hand.settlement.total, float(theo), float(expected), float(variance),
+                       main_stake, costs)
+
+
+def reference_judge(replay: HandState, seat: int, action: Action, main_stake: int
+                    ) -> tuple[Fraction, Fraction, str]:
+    rules = replay.rules
+    words = family_of(rules).words
+    hand = replay.seats[seat]
+    bets = [amount // main_stake for amount in hand.decisions] \
+        if words.advice_takes_bets else []
+    advice = advise(rules, tuple(hand.cards), tuple(replay.visible_community), hand.colour,
+                    bets)
+    taken = _as_request(action)
+    labels, requests = {}, {}
+    for option in advice.options:
+        labels[option.option], requests[option.option] = words.option_action(
+            option.option, main_stake)
+    best = next(option for option in advice.options if option.option == advice.best)
+    chosen = next((option for option in advice.options
+                   if requests[option.option] == taken), None)
+    if chosen is not None:
+        chosen_ev, chosen_label = chosen.ev, labels[chosen.option]
+    else:
+        chosen_ev, chosen_label = _between(advice.options, requests, taken, main_stake)
+    group = family_of(rules).math.hand_group(rules, AdviceInputs(
+        tuple(hand.cards), tuple(replay.visible_community), hand.colour, tuple(bets)))
+    return best.ev, chosen_ev, f"{chosen_label} with {group} ({labels[best.option]} is best)"
+
+
+@pytest.mark.parametrize("rules_id", builtin_ids())
+def test_the_figures_are_those_of_the_reference_to_the_last_bit(rules_id: str) -> None:
+    """Random rounds of up to every seat, random stakes and decisions (raises of every
+    size): each seat's figures, alone or with the round's others, are the reference's."""
+    rules = load_rules(rules_id)
+    rng = random.Random(f"reference {rules_id}")
+    for _ in range(40):
+        state = play_round(rules, rng, rng.randint(1, rules.seats))
+        together = round_figures(state)
+        assert set(together) == set(state.seats)
+        for seat in state.seats:
+            expected = reference_figures(state, seat)
+            assert together[seat] == expected
+            assert seat_figures(state, seat) == expected
+        some = sorted(state.seats)[::2]
+        assert round_figures(state, some) == {seat: together[seat] for seat in some}

@@ -14,6 +14,7 @@ from sqlalchemy import Engine, text
 
 from feltlab.server.services import changes
 from feltlab.server.services.database import make_engine, write_connection
+from feltlab.server.services.statements import Batch
 from server.pg import ThrowawayPostgres
 
 
@@ -71,11 +72,15 @@ def test_what_commits_is_heard_and_what_rolls_back_is_not(engine: Engine) -> Non
     listener.listening(engine)
     changes.notify(engine, 7, "7:elsewhere")
     with pytest.raises(RuntimeError), write_connection(engine) as connection:
-        changes.notify_in(connection, 8, "8:rolled-back")
+        batch = Batch()
+        changes.notify_in(batch, 8, "8:rolled-back")
+        batch.run(connection)
         raise RuntimeError
     with write_connection(engine) as connection:
-        for payload in ("9:a", "9:b:{\"state\": 1}"):
-            changes.notify_in(connection, 9, payload)
+        batch = Batch()
+        for payload in ("9:a", "9:b:{\"state\": 1}"):  # one statement: sent in order
+            changes.notify_in(batch, 9, payload)
+        batch.run(connection)
     assert listener.wait_for(3) == ["7:elsewhere", "9:a", "9:b:{\"state\": 1}"]
     listener.stop.set()
     listener.thread.join(5)

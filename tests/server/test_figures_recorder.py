@@ -84,7 +84,7 @@ def test_the_pits_figures_never_hold_a_players_round_up(
     def broken(*_: object) -> None:
         raise RuntimeError("a bug in the pit's figures")
 
-    monkeypatch.setattr(figures, "seat_figures", broken)
+    monkeypatch.setattr(figures, "round_figures", broken)
     play(client, 3)
     with pytest.raises(RuntimeError, match="a bug"):
         found.recorder.flush()

@@ -7,14 +7,30 @@ from __future__ import annotations
 
 import asyncio
 import json
+from dataclasses import replace
+from functools import partial
 
+import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import create_engine
 
+from feltlab.core import jsontext
+from feltlab.server.api import live_ws
+from feltlab.server.auth import Caller
 from feltlab.server.live import Hub
+from feltlab.server.models import GameTable
 from feltlab.server.notify import Announcer
 from feltlab.server.services.context import Services
-from feltlab.server.views import TableState, state_from_wire, watcher_text, wire_text
+from feltlab.server.views import (
+    TableState,
+    common_view,
+    personal_view,
+    state_from_wire,
+    table_state,
+    view_of,
+    watcher_text,
+    wire_text,
+)
 from server.conftest import practice_table, sign_up
 from server.test_shared import bet, make_admin
 
@@ -185,3 +201,124 @@ def test_a_private_change_nobody_watches_builds_no_state(client: TestClient) -> 
                            headers=player).json()
         assert found.snapshots[table_id].phase == "complete"
         assert live.receive_json()["round"]["phase"] == "complete"
+
+
+def test_a_changes_answer_is_made_of_what_its_watchers_are_shown(client: TestClient) -> None:
+    """A money request's answer (:func:`view_of` given the :func:`table_state` built from
+    the same round and names) reuses the state's parts: the same bytes as a view built
+    afresh, and each player's is the round of their live message."""
+    table_id, _, state = _dealt_table(client)
+    loaded = state.loaded
+    assert loaded is not None
+    found: Services = client.app.state.services  # type: ignore[attr-defined]
+    sitting = [(each["seat"], each["player"]) for each in state.view["seated"]]
+    with found.read() as session:
+        table = session.get(GameTable, table_id)
+        assert table is not None
+        built = table_state(table, sitting, loaded, state.names)
+    assert built.version == state.version
+    for user_id in [seat.user_id for seat in loaded.seats] + [10**9]:
+        afresh = {**common_view(loaded), **personal_view(loaded, user_id, state.names)}
+        answer = view_of(loaded, user_id, state.names, built)
+        assert jsontext.dumps(answer) == jsontext.dumps(afresh)
+        assert json.loads(watcher_text(built, user_id))["round"] == answer
+        assert view_of(loaded, user_id, dict(state.names), built) == afresh  # names: afresh
+    assert jsontext.dumps(view_of(loaded, 10**9, state.names, built)) == jsontext.dumps(
+        {**common_view(loaded), **personal_view(loaded, 10**9, state.names)})
+
+
+def test_one_wakeup_a_loop_tells_each_of_its_watchers() -> None:
+    """An announcement reaches every watcher of the table, one call handed to each
+    watcher's loop."""
+    async def watchers() -> list[int]:
+        hub = Hub()
+        queues = [hub.watch(7), hub.watch(7)]
+        other = hub.watch(8)
+        hub.publish(7)
+        await asyncio.sleep(0)
+        return [queue.qsize() for queue in [*queues, other]]
+
+    assert asyncio.run(watchers()) == [1, 1, 0]
+
+
+def test_a_quiet_watcher_looks_again_only_after_the_poll_interval(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The safety net's timer puts a look in a watcher's queue once it has waited
+    ``POLL_SECONDS`` for an announcement, not before, and not while it is not waiting."""
+    monkeypatch.setattr(live_ws, "POLL_SECONDS", 0.05)
+
+    async def watcher() -> tuple[int, int, float]:
+        queue: asyncio.Queue[int] = asyncio.Queue()
+        quiet = live_ws._Quiet(queue)
+        loop = asyncio.get_running_loop()
+        quiet.waiting()
+        await asyncio.sleep(0.03)
+        quiet.since = None  # an announcement came: no look due
+        queue.put_nowait(7)
+        await asyncio.sleep(0.03)
+        first = queue.qsize()
+        queue.get_nowait()
+        started = loop.time()
+        quiet.waiting()  # the timer set by the first wait moves on to this one's end
+        looked = await queue.get()
+        waited = loop.time() - started
+        quiet.stop()
+        return first, looked, waited
+
+    first, looked, waited = asyncio.run(watcher())
+    assert first == 1 and looked == live_ws._LOOK and waited >= 0.05
+
+
+class _Socket:
+    """A watcher's socket that keeps what it is sent, and goes after ``until`` texts."""
+
+    def __init__(self, until: int) -> None:
+        self.sent: list[str] = []
+        self.until = until
+
+    async def send_text(self, text: str) -> None:
+        self.sent.append(text)
+        if len(self.sent) == self.until:
+            raise RuntimeError("gone")
+
+
+def _bare_state(round_id: int, phase: str, text: str) -> TableState:
+    """A shared table's state as another worker sends it, every watcher's message
+    ``text``."""
+    return TableState(-1, None, True, {}, None, {}, ("open", (), round_id, 1),
+                      encoded={("seat", None): text}, seat_numbers={}, phase=phase)
+
+
+def test_a_watcher_is_shown_the_end_of_its_round_before_the_next() -> None:
+    """Announcements that come together make one view, but the end of the round the
+    watcher was shown unfinished is never skipped, whatever came after it."""
+    class Found:
+        def __init__(self) -> None:
+            self.hub = Hub()
+            self.snapshots: dict[int, TableState] = {}
+            self.settled: dict[int, TableState] = {}
+            self.live_locks: dict[object, asyncio.Lock] = {}
+
+        def keep(self, table_id: int, state: TableState, stamp: int) -> None:
+            Services.keep(self, table_id, replace(state, stamp=stamp))  # type: ignore[arg-type]
+
+    async def watch(changes: list[TableState], until: int) -> list[str]:
+        found = Found()
+        queue = found.hub.watch(7)
+        first = replace(_bare_state(1, "decisions", "round 1, deciding"), stamp=0)
+        found.snapshots[7] = first
+        for change in changes:  # announced before the watcher's sender runs
+            found.hub.publish(7, found.hub.stamp(7), partial(found.keep, 7, change),
+                              change.order)
+        socket = _Socket(until)
+        caller = Caller(1, "watcher", "player", 1)
+        await asyncio.wait_for(live_ws._send_views(
+            socket, found, 7, caller, queue, first), 5)  # type: ignore[arg-type]
+        return socket.sent
+
+    ended = _bare_state(1, "complete", "round 1, ended")
+    betting = _bare_state(2, "wagers", "round 2, betting")
+    dealt = _bare_state(2, "decisions", "round 2, deciding")
+    assert asyncio.run(watch([ended, betting, dealt], 3)) == [
+        "round 1, deciding", "round 1, ended", "round 2, deciding"]
+    assert asyncio.run(watch([ended], 2)) == ["round 1, deciding", "round 1, ended"]

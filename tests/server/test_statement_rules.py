@@ -265,7 +265,7 @@ def test_listeners_on_a_connection_hear_its_statements(engine: Engine) -> None:
         MOVE.run(connection, {"item_id": 1, "new_amount": 4})
     assert [when for when, _ in heard] == ["before", "after"]
     assert heard[0][1].startswith("UPDATE items")
-    with write_connection(engine) as connection:  # a new connection: nobody listens
+    with engine.connect() as connection, connection.begin():  # another: nobody listens
         MOVE.run(connection, {"item_id": 1, "new_amount": 4})
     assert len(heard) == 2
 

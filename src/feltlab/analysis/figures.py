@@ -29,15 +29,15 @@ from __future__ import annotations
 
 import itertools
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import lru_cache
 from typing import Any
 
-from feltlab.analysis import advise
 from feltlab.analysis.sheets import sheet_for
-from feltlab.core.cards import Card
-from feltlab.core.engine import Action, Bet, Fold, HandState, Phase, Play, Raise
+from feltlab.core import registry
+from feltlab.core.engine import Action, Bet, Fold, HandState, Phase, Play, Raise, SeatState
 from feltlab.core.family import AdviceInputs, family_of
 from feltlab.core.model import OptionValue
 from feltlab.core.rules import Rules
@@ -102,48 +102,109 @@ def warm(rules: Rules) -> None:
 
 def seat_figures(state: HandState, seat: int) -> SeatFigures:
     """The figures of ``seat`` in a complete round (``state``: the round replayed)."""
+    return round_figures(state, (seat,))[seat]
+
+
+def round_figures(state: HandState, seats: Iterable[int] | None = None
+                  ) -> dict[int, SeatFigures]:
+    """The figures of each of ``seats`` (every seat of the round if None) in a complete
+    round, as :func:`seat_figures` gives them: the round is replayed once for them all."""
     if state.phase is not Phase.COMPLETE:
         raise ValueError(f"the round is not complete (phase {state.phase.value})")
-    hand = state.seats[seat]
-    assert hand.settlement is not None
     rules = state.rules
-    known = wager_math(rules)
+    wager_math(rules)  # kept for _wagers_math
     main = rules.main_wager
-    main_stake = hand.wagers.get(main, 0)
+    chosen = list(state.seats) if seats is None else list(seats)
+    hands = {seat: state.seats[seat] for seat in chosen}
+    stakes = {seat: hand.wagers.get(main, 0) for seat, hand in hands.items()}
+    evs = _decision_evs_of(state, stakes)
+    return {seat: _figures(rules, main, hand, stakes[seat], evs[seat])
+            for seat, hand in hands.items()}
+
+
+def _figures(rules: Rules, main: str, hand: SeatState, main_stake: int,
+             evs: list[tuple[Fraction, Fraction, str]]) -> SeatFigures:
+    """One seat's figures, given the EVs of its decisions."""
+    assert hand.settlement is not None
+    wagers = _wagers_math(rules.fingerprint, rules.id, main, tuple(hand.wagers.items()))
+    if evs:  # minus the chosen option's EV at the first decision, plus what later gave away
+        if len(evs) == 1:
+            expected = _float_of_sum(wagers.bonuses, -main_stake, evs[0][1])
+        else:
+            later = sum((best - chosen for best, chosen, _ in evs[1:]), Fraction(0))
+            expected = _float_of_sum(wagers.bonuses, main_stake, later - evs[0][1])
+    else:
+        expected = wagers.theo_float
+    folded_at_once = bool(hand.decisions) and hand.decisions[0] == 0
+    variance = wagers.variance_folded if folded_at_once else wagers.variance
+    costs = tuple(DecisionCost(pattern, _float_of_sum(best, -1, chosen))
+                  for best, chosen, pattern in evs)
+    handle = sum(hand.wagers.values()) + sum(hand.decisions)
+    return SeatFigures(handle=handle, win=-hand.settlement.total, theo_win=wagers.theo_float,
+                       expected_win=expected, variance=variance, main_stake=main_stake,
+                       decisions=costs)
+
+
+def _float_of_sum(a: Fraction, k: int, b: Fraction) -> float:
+    """``float(a + k * b)``, without making the Fraction: the int division is correctly
+    rounded, as ``float()`` of the Fraction (its numerator by its denominator) is."""
+    return ((a.numerator * b.denominator + k * b.numerator * a.denominator)
+            / (a.denominator * b.denominator))
+
+
+@dataclass(frozen=True)
+class _StakesMath:
+    """What a seat's stakes give under one rule set, whatever its cards and decisions."""
+
+    bonuses: Fraction  # the house's theoretical win on the wagers other than the main one
+    theo_float: float  # the theoretical win of every wager
+    variance: float  # every wager's variance (the main wager played on)
+    variance_folded: float  # the same, the main wager folded at its first decision
+
+
+@lru_cache(maxsize=4096)
+def _wagers_math(fingerprint: str, rules_id: str, main: str,
+                 stakes: tuple[tuple[str, int], ...]) -> _StakesMath:
+    """The exact sums over a seat's stakes, once per rule set (its fingerprint, whose
+    :func:`wager_math` is kept already) and stakes: tables play few stakes."""
+    known = _math[fingerprint]
     theo = variance = bonuses = Fraction(0)
-    for name, stake in hand.wagers.items():
+    main_stake = 0
+    for name, stake in stakes:
         if name not in known.edges:
-            raise ValueError(f"{rules.id}: the PAR sheet has no wager {name!r}")
+            raise ValueError(f"{rules_id}: the PAR sheet has no wager {name!r}")
         theo += stake * known.edges[name]
         if name != main:
             bonuses += stake * known.edges[name]
             variance += stake * stake * known.variances[name]
-    evs = _decision_evs(state, seat, main_stake) if main_stake else []
-    if evs:  # minus the chosen option's EV at the first decision, plus what later gave away
-        later = sum((best - chosen for best, chosen, _ in evs[1:]), Fraction(0))
-        expected = bonuses + main_stake * (later - evs[0][1])
-    else:
-        expected = theo
-    if main_stake and not (hand.decisions and hand.decisions[0] == 0):
-        variance += main_stake * main_stake * known.variances[main]
-    costs = tuple(DecisionCost(pattern, float(best - chosen)) for best, chosen, pattern in evs)
-    handle = sum(hand.wagers.values()) + sum(hand.decisions)
-    return SeatFigures(handle=handle, win=-hand.settlement.total, theo_win=float(theo),
-                       expected_win=float(expected), variance=float(variance),
-                       main_stake=main_stake, decisions=costs)
+        else:
+            main_stake = stake
+    played = variance + main_stake * main_stake * known.variances[main] if main_stake \
+        else variance
+    return _StakesMath(bonuses, float(theo), float(played), float(variance))
 
 
-def _decision_evs(state: HandState, seat: int, main_stake: int
-                  ) -> list[tuple[Fraction, Fraction, str]]:
-    """(best EV, chosen EV, pattern) of each decision ``seat`` made, per unit of the main
-    wager, replaying the round to see what the player saw at each."""
-    found: list[tuple[Fraction, Fraction, str]] = []
+def _decision_evs_of(state: HandState, stakes: dict[int, int]
+                     ) -> dict[int, list[tuple[Fraction, Fraction, str]]]:
+    """(best EV, chosen EV, pattern) of each decision each seat of ``stakes`` (seat: its
+    main wager's stake; none, no decision judged) made, per unit of the main wager,
+    replaying the round once to see what the player saw at each."""
+    found: dict[int, list[tuple[Fraction, Fraction, str]]] = {seat: [] for seat in stakes}
+    replay: HandState | None = None
+    done = 0
     for index, action in enumerate(state.log):
-        if isinstance(action, DECISIONS) and action.seat == seat:
-            # the round as it stood (its log was verified as it was played)
-            before = HandState.replay(state.rules, state.deck, state.log[:index],
-                                      verified=True)
-            found.append(_judge(before, seat, action, main_stake))
+        if isinstance(action, DECISIONS) and stakes.get(action.seat):
+            # the round as it stood (its log was verified as it was played, so it is
+            # carried on as HandState.replay(verified=True) carries it out)
+            if replay is None:
+                replay = HandState.replay(state.rules, state.deck, state.log[:index],
+                                          verified=True)
+            else:
+                for earlier in state.log[done:index]:
+                    replay._carry_out(earlier)
+            done = index
+            found[action.seat].append(_judge(replay, action.seat, action,
+                                             stakes[action.seat]))
     return found
 
 
@@ -152,31 +213,40 @@ def _judge(replay: HandState, seat: int, action: Action, main_stake: int
     """(best EV, chosen EV, pattern) of one decision: the pattern names what was done,
     with which kind of hand (the family's words for it), and what was best."""
     rules = replay.rules
-    words = family_of(rules).words
+    family = family_of(rules)
     hand = replay.seats[seat]
-    bets: Sequence[int] = ()
-    if words.advice_takes_bets:
-        bets = [amount // main_stake for amount in hand.decisions]
-    player: Sequence[Card] = tuple(hand.cards)
-    advice = advise(rules, player, tuple(replay.visible_community), hand.colour, bets)
+    bets: tuple[int, ...] = ()
+    if family.words.advice_takes_bets:
+        bets = tuple(amount // main_stake for amount in hand.decisions)
+    inputs = AdviceInputs(tuple(hand.cards), tuple(replay.visible_community), hand.colour,
+                          bets)
+    advice = family.math.advise(rules, inputs, (), ())  # as analysis.advise asks it
+    options = advice.options
+    labels, requests = _option_actions(rules.game, tuple(option.option for option in options),
+                                       main_stake)
     taken = _as_request(action)
-    labels: dict[str, str] = {}
-    requests: dict[str, dict[str, Any]] = {}
-    for option in advice.options:
-        labels[option.option], requests[option.option] = words.option_action(
-            option.option, main_stake)
-    best = next(option for option in advice.options if option.option == advice.best)
-    chosen = next((option for option in advice.options
-                   if requests[option.option] == taken), None)
+    best = next(option for option in options if option.option == advice.best)
+    chosen = next((option for option in options if requests[option.option] == taken), None)
     if chosen is not None:
         chosen_ev, chosen_label = chosen.ev, labels[chosen.option]
     else:
-        chosen_ev, chosen_label = _between(advice.options, requests, taken, main_stake)
-    inputs = AdviceInputs(tuple(player), tuple(replay.visible_community), hand.colour,
-                          tuple(bets))
-    group = family_of(rules).math.hand_group(rules, inputs)
+        chosen_ev, chosen_label = _between(options, requests, taken, main_stake)
+    group = family.math.hand_group(rules, inputs)
     pattern = f"{chosen_label} with {group} ({labels[best.option]} is best)"
     return best.ev, chosen_ev, pattern
+
+
+@lru_cache(maxsize=1024)
+def _option_actions(game: str, options: tuple[str, ...], main_stake: int
+                    ) -> tuple[dict[str, str], dict[str, dict[str, Any]]]:
+    """Each advisor option's button label and API v1 request at a main stake (the
+    family's words: the same for every hand of the game); read, never changed."""
+    words = registry.family(game).words
+    labels: dict[str, str] = {}
+    requests: dict[str, dict[str, Any]] = {}
+    for option in options:
+        labels[option], requests[option] = words.option_action(option, main_stake)
+    return labels, requests
 
 
 def _between(options: Sequence[OptionValue], requests: dict[str, dict[str, Any]],

@@ -311,6 +311,7 @@ COMMAND_MODULES: Final = {
     "verify": "feltlab.cli.server",
     "audit": "feltlab.cli.server",
     "ledger": "feltlab.cli.ledger",
+    "operator": "feltlab.cli.operator",
     "report": "feltlab.cli.report",
     "warm": "feltlab.cli.warm",
 }

@@ -149,10 +149,16 @@ class Hub:
 
 def _tell(watchers: list[tuple[asyncio.AbstractEventLoop, asyncio.Queue[int]]],
           table_id: int) -> None:
+    """Wake each watcher's loop once for all its watchers of the table (a call handed to
+    another thread's loop writes to its wakeup pipe)."""
+    queues: dict[asyncio.AbstractEventLoop, list[asyncio.Queue[int]]] = {}
     for loop, queue in watchers:
-        loop.call_soon_threadsafe(_offer, queue, table_id)
+        queues.setdefault(loop, []).append(queue)
+    for loop, theirs in queues.items():
+        loop.call_soon_threadsafe(_offer, theirs, table_id)
 
 
-def _offer(queue: asyncio.Queue[int], table_id: int) -> None:
-    if not queue.full():
-        queue.put_nowait(table_id)
+def _offer(queues: list[asyncio.Queue[int]], table_id: int) -> None:
+    for queue in queues:
+        if not queue.full():
+            queue.put_nowait(table_id)

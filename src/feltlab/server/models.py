@@ -411,3 +411,30 @@ class LedgerCheck(Base):
     seconds: Mapped[float] = mapped_column(Double)
     problems: Mapped[int] = mapped_column(Integer)
     report: Mapped[str] = mapped_column(Text)
+
+
+class Operator(Base):
+    """A casino that embeds feltlab's tables and pays through its own wallet (migration
+    0010; :mod:`feltlab.server.services.operators` keeps it). ``currencies`` is a JSON
+    object, ISO 4217 code → the minor units one chip is worth; ``frame_origins`` a JSON
+    list of the origins allowed to frame the tables. feltlab signs with ``secret`` and
+    accepts ``previous_secret`` too while the operator rotates
+    (:mod:`feltlab.server.signatures`)."""
+
+    __tablename__ = "operators"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    wallet_url: Mapped[str] = mapped_column(String(500))
+    currencies: Mapped[str] = mapped_column(Text)
+    timeout_seconds: Mapped[float] = mapped_column(Double, default=3.0)
+    frame_origins: Mapped[str] = mapped_column(Text, default="[]")
+    secret: Mapped[str] = mapped_column(String(256))
+    previous_secret: Mapped[str | None] = mapped_column(String(256), nullable=True)
+    disabled: Mapped[bool] = mapped_column(Boolean, default=False)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+    __table_args__ = (
+        CheckConstraint("timeout_seconds >= 0.05 AND timeout_seconds <= 60",
+                        name="operator_timeout_in_range"),
+    )

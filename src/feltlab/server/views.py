@@ -118,9 +118,15 @@ def needs_names(loaded: LoadedRound, user_id: int) -> bool:
     return len(loaded.seats) > 1 or loaded.seat_of(user_id) is None
 
 
-def view_of(loaded: LoadedRound, user_id: int, names: dict[int, str]) -> dict[str, Any]:
+def view_of(loaded: LoadedRound, user_id: int, names: dict[int, str],
+            state: TableState | None = None) -> dict[str, Any]:
     """The round as ``user_id`` may see it, from the seated players' ``names``: the live
-    updates build every watcher's view from one loaded round this way."""
+    updates build every watcher's view from one loaded round this way. ``state``: the
+    table's state built from the same round and names (a money request's, for its
+    watchers); the view is then made of the parts its watchers are shown."""
+    if state is not None and state.loaded is loaded and state.names is names:
+        mine = _seats_by_user(state, loaded).get(user_id)
+        return {**_common(state, loaded), **_personal_part(state, loaded, mine)}
     return {**common_view(loaded), **personal_view(loaded, user_id, names)}
 
 
@@ -151,8 +157,13 @@ def personal_view(loaded: LoadedRound, user_id: int, names: dict[int, str],
     """The part of a round's view that is ``user_id``'s own: their seat, cards, options
     and results, and what they may see of the others (``seats``: :func:`seat_views`,
     made once for every watcher of one state)."""
+    return _personal(loaded, loaded.seat_of(user_id), names, seats)
+
+
+def _personal(loaded: LoadedRound, mine: RoundSeat | None, names: dict[int, str],
+              seats: SeatViews | None) -> dict[str, Any]:
+    """:func:`personal_view` of the player of the seat ``mine`` (None: not in the round)."""
     state = loaded.state
-    mine = loaded.seat_of(user_id)
     seat = mine.seat if mine else None
     hand = state.seats.get(seat) if seat is not None else None
     choices, raise_range = options(state, seat) if seat is not None else ([], None)
@@ -167,7 +178,7 @@ def personal_view(loaded: LoadedRound, user_id: int, names: dict[int, str],
         view["colour"] = hand.colour if hand else None
     if raise_range:
         view["raise_range"] = raise_range
-    if needs_names(loaded, user_id):
+    if mine is None or len(loaded.seats) > 1:  # needs_names
         every = seats if seats is not None else seat_views(loaded, names)
         view["others"] = [other for number, other in every if number != seat]
     if state.phase is Phase.COMPLETE and mine is not None:
@@ -248,8 +259,9 @@ class TableState:
     its round, its messages all in ``encoded`` and no ``loaded`` round."""
     phase: str | None = None
     """Its round's phase (None: the table has had no round)."""
-    memo: dict[str, Any] = field(default_factory=dict, compare=False)
-    """What its messages are made of, made once (:func:`seat_views`)."""
+    memo: dict[object, Any] = field(default_factory=dict, compare=False)
+    """What its messages are made of, made once: its round's seats by player, the views
+    of its seats (:func:`seat_views`), its common part and each seat's own part."""
 
     @property
     def order(self) -> tuple[int, int]:
@@ -280,13 +292,9 @@ def table_state(table: GameTable, sitting: list[tuple[int, str]] | None,
     version = (table.status, tuple(sitting or ()),
                None if loaded is None else loaded.record.id,
                None if loaded is None else loaded.events)
-    return TableState(stamp, table.owner_id, table.shared, table_json(table, sitting), loaded,
-                      names, version,
+    return TableState(stamp, table.owner_id, table.shared, table_json(table, sitting),
+                      loaded, names, version,
                       phase=None if loaded is None else loaded.state.phase.value)
-
-
-def _compact(value: Any) -> str:
-    return jsontext.dumps_text(value)
 
 
 def watcher_text(state: TableState, user_id: int) -> str:
@@ -296,65 +304,97 @@ def watcher_text(state: TableState, user_id: int) -> str:
     loaded = state.loaded
     if loaded is None and state.seat_numbers is not None:  # another worker's: all encoded
         return state.encoded[("seat", state.seat_numbers.get(user_id))]
-    mine = None if loaded is None else loaded.seat_of(user_id)
+    if loaded is None:
+        return _head(state)
+    return _seat_text(state, loaded, _seats_by_user(state, loaded).get(user_id))
+
+
+def _seats_by_user(state: TableState, loaded: LoadedRound) -> dict[int, RoundSeat]:
+    """The round's seats by their players' ids (the first, as ``seat_of``), once a state."""
+    found: dict[int, RoundSeat] | None = state.memo.get("by_user")
+    if found is None:
+        found = state.memo["by_user"] = {seat.user_id: seat for seat in loaded.seats[::-1]}
+    return found
+
+
+def _seat_text(state: TableState, loaded: LoadedRound, mine: RoundSeat | None) -> str:
+    """The message of the seat ``mine``'s player (None: anyone not in the round)."""
     key = ("seat", None if mine is None else mine.seat)
     text = state.encoded.get(key)
-    if text is not None:
-        return text
-    head = _head(state)
-    if loaded is not None:
+    if text is None:
+        tail = "," + jsontext.dumps_text(_personal_part(state, loaded, mine))[1:] + "}"
+        text = state.encoded[key] = _head(state) + tail
+    return text
+
+
+def _personal_part(state: TableState, loaded: LoadedRound, mine: RoundSeat | None
+                   ) -> dict[str, Any]:
+    key = ("personal", None if mine is None else mine.seat)
+    part: dict[str, Any] | None = state.memo.get(key)
+    if part is None:
         seats = state.memo.get("seats")
         if seats is None:
             seats = state.memo["seats"] = seat_views(loaded, state.names)
-        head += _personal_tail(loaded, user_id, state.names, seats)
-    state.encoded[key] = head
-    return head
+        part = state.memo[key] = _personal(loaded, mine, state.names, seats)
+    return part
+
+
+def _common(state: TableState, loaded: LoadedRound) -> dict[str, Any]:
+    common: dict[str, Any] | None = state.memo.get("common")
+    if common is None:
+        common = state.memo["common"] = common_view(loaded)
+    return common
 
 
 def _head(state: TableState) -> str:
     """The start of every watcher's message: the table and the round's common part (the
     whole message when the table has no round)."""
-    if "head" not in state.encoded:
-        table = _compact(state.view)[:-1] + ',"round":'
-        state.encoded["head"] = (table + "null}" if state.loaded is None
-                                 else table + _compact(common_view(state.loaded))[:-1])
-    return state.encoded["head"]
-
-
-def _personal_tail(loaded: LoadedRound, user_id: int, names: dict[int, str],
-                   seats: SeatViews) -> str:
-    return "," + _compact(personal_view(loaded, user_id, names, seats))[1:] + "}"
+    head = state.encoded.get("head")
+    if head is None:
+        table = jsontext.dumps_text(state.view)[:-1] + ',"round":'
+        head = state.encoded["head"] = (
+            table + "null}" if state.loaded is None
+            else table + jsontext.dumps_text(_common(state, state.loaded))[:-1])
+    return head
 
 
 def wire_text(state: TableState) -> str:
-    """The state as the table's watchers in another worker see it, as JSON: its order
-    and version, who sits in which seat, the common start of every message and each
-    seat's own ending (``-``: everyone not in the round). Every watcher's message is
-    made here, so this worker's watchers are served from the same encoding."""
+    """The state as the table's watchers in another worker see it: lines of JSON (none of
+    its texts holds a line break), the first its order and version, who sits in which
+    seat and the keys of the seats' endings (``-``: everyone not in the round), then the
+    common start of every message and each seat's own ending, each as is (not quoted
+    inside another JSON text: no escaping, and a settled round of several seats fits in
+    one NOTIFY). Every watcher's message is made here, so this worker's watchers are
+    served from the same encoding."""
     loaded = state.loaded
-    tails: dict[str, str] = {}
+    keys: list[str] = []
+    tails: list[str] = []
     seat_numbers: dict[str, int] = {}
+    head = _head(state)
     if loaded is not None:
-        outsider = -1  # a user id no seat has: a watcher not in the round
+        by_user = _seats_by_user(state, loaded)
         for seat in [None, *loaded.seats]:
-            user_id = outsider if seat is None else seat.user_id
-            text = watcher_text(state, user_id)
-            tails["-" if seat is None else str(seat.seat)] = text[len(_head(state)):]
+            mine = None if seat is None else by_user[seat.user_id]  # as watcher_text finds
+            keys.append("-" if seat is None else str(seat.seat))
+            tails.append(_seat_text(state, loaded, mine)[len(head):])
             if seat is not None:
                 seat_numbers[str(seat.user_id)] = seat.seat
-    return _compact({"owner": state.owner_id, "shared": state.shared, "phase": state.phase,
-                     "version": list(state.version), "seats": seat_numbers,
-                     "head": _head(state), "tails": tails})
+    about = jsontext.dumps_text({
+        "owner": state.owner_id, "shared": state.shared, "phase": state.phase,
+        "version": list(state.version), "seats": seat_numbers, "tails": keys})
+    return "\n".join([about, head, *tails])
 
 
 def state_from_wire(text: str, stamp: int) -> TableState:
     """A state another worker sent (:func:`wire_text`), to show at ``stamp``."""
-    wire = jsontext.loads(text)
+    about, head, *tails = text.split("\n")
+    wire = jsontext.loads(about)
+    if len(tails) != len(wire["tails"]):
+        raise ValueError("a live update's state has not one ending for each seat")
     status, sitting, round_id, events = wire["version"]
     version = (status, tuple(tuple(item) for item in sitting), round_id, events)
-    head = wire["head"]
     encoded: dict[object, str] = {("seat", None if key == "-" else int(key)): head + tail
-                                  for key, tail in wire["tails"].items()}
+                                  for key, tail in zip(wire["tails"], tails, strict=True)}
     encoded.setdefault(("seat", None), head)
     seat_numbers = {int(user_id): seat for user_id, seat in wire["seats"].items()}
     return TableState(stamp, wire["owner"], wire["shared"], {}, None, {}, version, encoded,

@@ -59,7 +59,7 @@ async def _table_state(found: Services, table_id: int) -> TableState:
         state: TableState = await run_in_threadpool(_build_state, found, table_id, stamp)
         newer: TableState | None = found.snapshots.get(table_id)
         if newer is None or newer.stamp <= stamp:  # not over one installed meanwhile
-            found.snapshots[table_id] = state
+            found.keep(table_id, state)
         found.hub.read(table_id, stamp, state.order)
         return state
 
@@ -96,7 +96,8 @@ async def live(websocket: WebSocket, table_id: RowId) -> None:
     try:
         caller = await run_in_threadpool(_caller, websocket, found)
         await found.hearing(table_id)  # other workers' changes too, from here on
-        first = _view(await _table_state(found, table_id), table_id, caller)
+        first = await _table_state(found, table_id)
+        _view(first, table_id, caller)  # refuses a stranger before the socket is accepted
     except DomainError as error:
         found.hub.unwatch(table_id, queue)
         await websocket.close(code=4000 + status_of(error), reason=error.detail[:120])
@@ -118,27 +119,92 @@ async def live(websocket: WebSocket, table_id: RowId) -> None:
         found.hub.unwatch(table_id, queue)
 
 
+_LOOK = -1
+"""Put in a watcher's queue by its :class:`_Quiet` timer: nothing was announced."""
+
+
+class _Quiet:
+    """A watcher's safety net: once it has waited ``POLL_SECONDS`` for an announcement,
+    a :data:`_LOOK` in its queue. One timer, moved on only when it fires, not set and
+    cancelled around every message (as ``asyncio.timeout`` would)."""
+
+    def __init__(self, queue: asyncio.Queue[int]) -> None:
+        self.queue, self.loop = queue, asyncio.get_running_loop()
+        self.since: float | None = None
+        """When the watcher's current wait began (None: not waiting)."""
+        self.timer: asyncio.TimerHandle | None = None
+
+    def waiting(self) -> None:
+        self.since = self.loop.time()
+        if self.timer is None:
+            self.timer = self.loop.call_at(self.since + POLL_SECONDS, self._due)
+
+    def _due(self) -> None:
+        self.timer = None
+        if self.since is None:  # not waiting: its next wait sets the timer again
+            return
+        due = self.since + POLL_SECONDS
+        if self.loop.time() < due:  # the wait began after the timer was set
+            self.timer = self.loop.call_at(due, self._due)
+        elif not self.queue.full():
+            self.since = None
+            self.queue.put_nowait(_LOOK)
+
+    def stop(self) -> None:
+        if self.timer is not None:
+            self.timer.cancel()
+
+
 async def _send_views(websocket: WebSocket, found: Services, table_id: int, caller: Caller,
-                      queue: asyncio.Queue[int], last: str) -> None:
-    """Send the first view, then each changed one."""
+                      queue: asyncio.Queue[int], first: TableState) -> None:
+    """Send the first view, then each changed one. Announcements that come together make
+    one new view, but never skip the end of the round the watcher was last shown: its
+    settlement is sent before the next round's view."""
+    quiet = _Quiet(queue)
+    shown, last = first, _view(first, table_id, caller)
     try:
         await websocket.send_text(last)
         while True:
-            try:
-                if queue.empty():  # asyncio.timeout: no task of its own, as wait_for makes
-                    async with asyncio.timeout(POLL_SECONDS):
-                        await queue.get()
-                while not queue.empty():  # several announcements: one new view
-                    queue.get_nowait()
-            except TimeoutError:  # nothing announced: look whether another host moved it
+            if queue.empty():
+                quiet.waiting()
+                try:
+                    item = await queue.get()
+                finally:
+                    quiet.since = None
+            else:
+                item = queue.get_nowait()
+            looked = item == _LOOK
+            while not queue.empty():  # several announcements: one new view
+                if queue.get_nowait() != _LOOK:
+                    looked = False
+            if looked:  # nothing announced: look whether another host moved it
                 await _recheck(found, table_id)
                 continue
-            text = _view(await _table_state(found, table_id), table_id, caller)
-            if text != last:
-                await websocket.send_text(text)
-                last = text
+            state = await _table_state(found, table_id)
+            for view in (_ended_unseen(found, table_id, shown, state), state):
+                if view is None:
+                    continue
+                text = _view(view, table_id, caller)
+                if text != last:
+                    await websocket.send_text(text)
+                    last = text
+            shown = state
     except (WebSocketDisconnect, RuntimeError, DomainError):
         pass
+    finally:
+        quiet.stop()
+
+
+def _ended_unseen(found: Services, table_id: int, shown: TableState, state: TableState
+                  ) -> TableState | None:
+    """The table's state at the end of the round a watcher was last ``shown`` unfinished,
+    if this worker knows it and the table's ``state`` has moved on to another round."""
+    ended: TableState | None = found.settled.get(table_id)
+    round_shown = shown.version[2]
+    if (ended is None or shown.phase == "complete" or round_shown is None
+            or ended.version[2] != round_shown or state.version[2] == round_shown):
+        return None
+    return ended
 
 
 async def _until_gone(websocket: WebSocket) -> None:

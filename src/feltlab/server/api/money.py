@@ -6,11 +6,11 @@ again, so a route's declared response model costs these nothing)."""
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Callable
 from typing import Any, ParamSpec
 
 import anyio.to_thread
+import orjson
 from fastapi import Request
 from fastapi.responses import JSONResponse
 
@@ -40,8 +40,11 @@ def idempotency_key(request: Request) -> str | None:
 
 
 def request_digest(request: Request, body: object) -> str:
-    text = json.dumps([request.method, request.url.path, body], sort_keys=True, default=str)
-    return hashlib.sha256(text.encode()).hexdigest()
+    """What a retry with the same Idempotency-Key must repeat: the method, the path and
+    the body (keys sorted)."""
+    text = orjson.dumps([request.method, request.scope["path"], body], default=str,
+                        option=orjson.OPT_SORT_KEYS)
+    return hashlib.sha256(text).hexdigest()
 
 
 def money_request(request: Request, body: object) -> MoneyRequest:

@@ -16,9 +16,19 @@ from collections.abc import Callable
 from concurrent.futures import Future, InvalidStateError
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import ColumnElement, Connection, Engine, String, bindparam, func, literal, text
+from sqlalchemy import (
+    Boolean,
+    ColumnElement,
+    Engine,
+    String,
+    bindparam,
+    column,
+    func,
+    literal,
+    text,
+)
 
-from feltlab.server.services.statements import Prepared
+from feltlab.server.services.statements import Batch, Prepared
 
 if TYPE_CHECKING:
     import psycopg
@@ -28,7 +38,10 @@ NOTIFY_BYTES = 7_900
 """The largest NOTIFY payload sent (PostgreSQL refuses one of 8000 bytes or more)."""
 
 _NOTIFY = text("SELECT pg_notify(:channel, :payload)")
-_NOTIFY_IN = Prepared(_NOTIFY)
+_NOTIFY_IN = Prepared.per_dialect(sqlite=None, postgresql=text(
+    "SELECT pg_notify(:channel, :payload) IS NULL AS sent").columns(column("sent", Boolean)))
+"""A NOTIFY that answers a row (``pg_notify`` answers nothing), so that it runs as one of
+a batch's ``WITH`` queries: PostgreSQL skips those nobody reads."""
 _LAST_EVENT = text("SELECT COALESCE(MAX(id), 0) FROM round_events")
 _LAST_SEAT = text("SELECT COALESCE(MAX(id), 0) FROM table_seats")
 _NEW_EVENTS = text("SELECT r.table_id, MAX(e.id) FROM round_events e JOIN rounds r "
@@ -189,10 +202,11 @@ def _follow(connection: psycopg.Connection[Any], following: Following,
     following.applied(listen_to, stop_at)
 
 
-def notify_in(connection: Connection, table_id: int, payload: str) -> None:
-    """``NOTIFY`` the workers following table ``table_id`` when ``connection``'s
-    transaction commits (PostgreSQL)."""
-    _NOTIFY_IN.run(connection, {"channel": channel(table_id), "payload": payload})
+def notify_in(batch: Batch, table_id: int, payload: str) -> None:
+    """``NOTIFY`` the workers following table ``table_id`` when the transaction that runs
+    ``batch`` commits (PostgreSQL; nothing on SQLite): one of the batch's writes, no
+    statement of its own."""
+    batch.add(_NOTIFY_IN, {"channel": channel(table_id), "payload": payload}, changes=())
 
 
 def changed_tables(engine: Engine, last_event: int, last_seat: int

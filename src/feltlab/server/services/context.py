@@ -56,6 +56,7 @@ class Services:
     readers: sessionmaker[Session] | None = None
     reader_engine: Engine | None = None
     snapshots: dict[int, Any] = field(default_factory=dict)  # live views shared per table
+    settled: dict[int, Any] = field(default_factory=dict)  # each table's last round, ended
     # one builder of a table's live state at a time, per (event loop, table)
     live_locks: dict[tuple[int, int], asyncio.Lock] = field(default_factory=dict)
     rechecked: dict[int, float] = field(default_factory=dict)  # last safety-net re-read
@@ -144,7 +145,15 @@ class Services:
 
     def show(self, table_id: int, state: TableState, stamp: int) -> None:
         """Make ``state`` the table's live state at ``stamp`` (its watchers are shown it)."""
-        self.snapshots[table_id] = replace(state, stamp=stamp)
+        self.keep(table_id, replace(state, stamp=stamp))
+
+    def keep(self, table_id: int, state: TableState) -> None:
+        """Keep ``state`` as the table's live state, and as its last round's end if its
+        round is complete (a watcher shown that round unfinished is shown its end before
+        the next round, however fast the next round comes)."""
+        self.snapshots[table_id] = state
+        if state.phase == "complete":
+            self.settled[table_id] = state
 
     def __post_init__(self) -> None:
         self.recorder = Recorder(self.engine, self.reader_engine)

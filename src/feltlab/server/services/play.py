@@ -75,8 +75,8 @@ def bet(found: Services, token: str, table_id: int, placed: Wagers,
             batch = Batch()
             joined = round_writes.write(batch, played, moment)
             names = _names(frame.connection, at, played, frame.caller.username)
-            fresh = _fresh(found, frame.connection, seen, at, played, names)
-            frame.answer(201, view_of(played.loaded, frame.caller.user_id, names), batch)
+            fresh = _fresh(found, frame.connection, batch, seen, at, played, names)
+            frame.answer(201, _view(played, frame.caller.user_id, names, fresh), batch)
             if played.new_seat is not None and joined is not None:
                 played.new_seat.id = joined.values[0]
             done = played, fresh
@@ -113,8 +113,8 @@ def decide(found: Services, token: str, round_id: int, decision: dict[str, objec
             batch = Batch()
             round_writes.write(batch, played, moment)
             names = _names(frame.connection, at, played, frame.caller.username)
-            fresh = _fresh(found, frame.connection, seen, at, played, names)
-            frame.answer(200, view_of(played.loaded, frame.caller.user_id, names), batch)
+            fresh = _fresh(found, frame.connection, batch, seen, at, played, names)
+            frame.answer(200, _view(played, frame.caller.user_id, names, fresh), batch)
             done = played, fresh
     if done is not None:
         _show(found, *done)
@@ -156,9 +156,9 @@ def run_timer(found: Services, round_id: int) -> int | None:
         _set_balances(connection, played, balances, None)
         batch = Batch()
         round_writes.write(batch, played, moment)
-        batch.run(connection)
-        fresh = _fresh(found, connection, seen, at, played,
+        fresh = _fresh(found, connection, batch, seen, at, played,
                        _names(connection, at, played, None), told=False)
+        batch.run(connection)
     _show(found, played, fresh)
     return at.table.id
 
@@ -230,13 +230,14 @@ def _names(connection: Connection, at: AtTable, played: Played, caller: str | No
     return names
 
 
-def _fresh(found: Services, connection: Connection, seen: int, at: AtTable, played: Played,
-           names: dict[int, str], told: bool = True) -> Fresh | None:
+def _fresh(found: Services, connection: Connection, batch: Batch, seen: int, at: AtTable,
+           played: Played, names: dict[int, str], told: bool = True) -> Fresh | None:
     """The table's new state for its watchers. A private table's only if anyone is to
     be shown it (a watcher in this worker, or on SQLite another worker): its next
     watcher reads the table. A shared table's is also sent to the other workers with the
-    commit (on PostgreSQL, in a NOTIFY if it fits; a money request's first statement
-    ``told`` them of the change already, and a timer's did not)."""
+    commit (on PostgreSQL, in a NOTIFY among the ``batch``'s writes if it fits; a money
+    request's first statement ``told`` them of the change already, and a timer's did
+    not)."""
     table = at.table
     if not table.shared:
         if not found.shows(table.id):
@@ -248,8 +249,15 @@ def _fresh(found: Services, connection: Connection, seen: int, at: AtTable, play
         head = f"{table.id}:{found.origin}"
         payload = with_state(head, wire_text(fresh.state), NOTIFY_BYTES)
         if payload != head or not told:
-            notify_in(connection, table.id, payload)
+            notify_in(batch, table.id, payload)
     return fresh
+
+
+def _view(played: Played, user_id: int, names: dict[int, str], fresh: Fresh | None
+          ) -> dict[str, object]:
+    """The caller's answer: the round as they may see it, made of the parts the table's
+    watchers are shown when they are shown it."""
+    return view_of(played.loaded, user_id, names, None if fresh is None else fresh.state)
 
 
 def _show(found: Services, played: Played, fresh: Fresh | None) -> None:

@@ -246,17 +246,24 @@ class Prepared:
         return connection.execute(statement, parameters)
 
 
-def _cursor(connection: Connection) -> Any:
-    """The driver connection's cursor, kept with it (a new one costs 15 us on psycopg)."""
+def _cursor(connection: Connection, sql: str) -> Any:
+    """The driver connection's cursor for the statement ``sql``, kept with it: a new
+    cursor costs 15 us on psycopg, and psycopg keeps a cursor's type conversions only
+    while it runs one statement again (its ``Transformer``: looking them up again costs
+    about 20 us a statement)."""
     driver = connection.connection.dbapi_connection
     kept = connection.info.get(_CURSOR)
     if kept is None or kept[0] is not driver:
-        kept = connection.info[_CURSOR] = (driver, driver.cursor())  # type: ignore[union-attr]
-    return kept[1]
+        kept = connection.info[_CURSOR] = (driver, {})
+    cursors: dict[str, Any] = kept[1]
+    cursor = cursors.get(sql)
+    if cursor is None:
+        cursor = cursors[sql] = driver.cursor()  # type: ignore[union-attr]
+    return cursor
 
 
 def _execute(connection: Connection, form: _Form, parameters: Any) -> list[Any]:
-    cursor = _cursor(connection)
+    cursor = _cursor(connection, form.sql)
     # the connection's listeners joined with its engine's, as SQLAlchemy fires them
     dispatch = connection.dispatch
     before, after = dispatch.before_cursor_execute, dispatch.after_cursor_execute
@@ -472,7 +479,22 @@ Changes = Iterable[tuple["Table | str", Hashable]]
 """Rows named by hand: (table or its name, primary key value, or a tuple of them)."""
 
 _PLACEHOLDER = re.compile(r"%\((\w+)\)s")
-_BATCHES: dict[tuple[tuple[Prepared, int, tuple[str, ...]], ...], _Form] = {}
+_Shape = tuple[tuple[Prepared, int, tuple[str, ...]], ...]
+
+
+@dataclass(frozen=True)
+class _Together:
+    """A batch's statement for one shape of writes (:func:`_together`), with the forms of
+    the writes that run on the database (``present``: their places in the batch) and
+    each one's parameters' names in the statement, in the order its form gives them."""
+
+    form: _Form
+    present: tuple[int, ...]
+    members: tuple[_Form, ...]
+    names: tuple[tuple[str, ...], ...]
+
+
+_BATCHES: dict[_Shape, _Together] = {}
 
 
 class Batch:
@@ -545,23 +567,38 @@ class Batch:
 
 def _run_together(connection: Connection, items: list[Deferred]) -> None:
     shape = tuple(item.shape() for item in items)
-    form = _BATCHES.get(shape)
-    forms = [prepared._form(connection.dialect, rows, keys) for prepared, rows, keys in shape]
-    present = [(item, member) for item, member in zip(items, forms, strict=True)
-               if member is not None]
-    if form is None:
-        form = _BATCHES[shape] = _together([member for _, member in present])
+    together = _BATCHES.get(shape)
+    if together is None:
+        together = _BATCHES[shape] = _together_of(connection.dialect, shape, items)
     params: dict[str, Any] = {}
-    for index, (item, member) in enumerate(present):
-        values = member.parameters(item.params if item.rows is None else {
-            f"{name}_m{row}": value for row, each in enumerate(item.rows)
-            for name, value in each.items()})
-        params |= {f"b{index}_{name}": value for name, value in values.items()}
-    found = _execute(connection, form, params)[0]
+    for place, member, names in zip(together.present, together.members, together.names,
+                                    strict=True):
+        params.update(zip(names, _member_parameters(items[place], member).values(),
+                          strict=True))
+    found = _execute(connection, together.form, params)[0]
     returning = iter(found)
-    for item, member in present:
+    for place, member in zip(together.present, together.members, strict=True):
         if member.returns:
-            item.values = list(next(returning))
+            items[place].values = list(next(returning))
+
+
+def _member_parameters(item: Deferred, member: _Form) -> dict[str, Any]:
+    values = member.parameters(item.params if item.rows is None else {
+        f"{name}_m{row}": value for row, each in enumerate(item.rows)
+        for name, value in each.items()})
+    assert isinstance(values, dict)  # PostgreSQL's parameters are named
+    return values
+
+
+def _together_of(dialect: Dialect, shape: _Shape, items: list[Deferred]) -> _Together:
+    forms = [prepared._form(dialect, rows, keys) for prepared, rows, keys in shape]
+    present = tuple(place for place, member in enumerate(forms) if member is not None)
+    members = tuple(member for member in forms if member is not None)
+    # a form's parameters come in one order for one shape: its defaults', then the
+    # write's own (the shape names them, in order)
+    names = tuple(tuple(f"b{index}_{name}" for name in _member_parameters(items[place], member))
+                  for index, (place, member) in enumerate(zip(present, members, strict=True)))
+    return _Together(_together(list(members)), present, members, names)
 
 
 def _together(forms: list[_Form]) -> _Form:

@@ -9,7 +9,7 @@ elsewhere in the schema, so SQLite and PostgreSQL hold it alike.
 
 Revision ID: 0010
 Revises: 0009
-Create Date: 2026-12-04 10:00:00
+Create Date: 2026-11-27 15:00:00
 """
 
 from __future__ import annotations

@@ -28,7 +28,7 @@ from sqlalchemy.orm import Session
 
 from feltlab.server.clock import aware, now
 from feltlab.server.errors import Conflict, NotFound, Refused
-from feltlab.server.models import Operator
+from feltlab.server.operator_models import Operator
 from feltlab.server.services import audit
 from feltlab.server.services.database import session_factory, transaction
 

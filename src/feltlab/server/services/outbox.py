@@ -42,7 +42,8 @@ from sqlalchemy.engine import RowMapping
 from feltlab.server.clock import aware
 from feltlab.server.clock import now as clock_now
 from feltlab.server.errors import Conflict, NotFound, Refused
-from feltlab.server.models import WalletTransaction, table_of
+from feltlab.server.models import table_of
+from feltlab.server.operator_models import WalletTransaction
 from feltlab.server.services import audit
 from feltlab.server.services.database import session_factory, transaction, write_connection
 from feltlab.server.services.wallet_client import (

@@ -102,3 +102,36 @@ def test_disable_enable_rotate(database: list[str]) -> None:
     assert listed(database)[0]["rotating"] is True
     assert_refused(run_cli(["operator", "disable", "nobody", *database]),
                    "no operator has id 'nobody'")
+
+
+def test_report_as_json_and_csv(tmp_path: Path) -> None:
+    from feltlab.server.migrate import upgrade
+    from feltlab.server.services.database import make_engine, normalise_url
+    from server.test_operator_ledger import make_ledger
+
+    url = f"sqlite:///{tmp_path / 'server.sqlite3'}"
+    engine = make_engine(normalise_url(url))
+    upgrade(engine)
+    make_ledger(engine)
+    engine.dispose()
+    span = ["--from", "2026-03-01", "--to", "2026-03-02", "--database", url]
+    outcome = run_cli(["operator", "report", "casino", *span, "--json"])
+    assert outcome.exit_code == 0, outcome.stderr
+    report = outcome.json()
+    assert [(day["day"], day["currency"], day["bets"], day["wins"], day["rollbacks"],
+             day["rolled_back_amount"], day["ggr"]) for day in report["days"]] == [
+        ("2026-03-01", "EUR", 100, 250, 1, 40, -150), ("2026-03-01", "JPY", 60, 0, 0, 0, 60),
+        ("2026-03-02", "EUR", 500, 0, 0, 0, 500)]
+    assert report["totals"]["EUR"]["ggr"] == 350
+    assert (report["operator"], report["from"], report["to"]) == \
+        ("casino", "2026-03-01", "2026-03-02")
+    csv_lines = run_cli(["operator", "report", "casino", *span, "--csv"]).stdout.splitlines()
+    assert csv_lines[0] == "day,currency,bets,wins,rollbacks,rolled_back_amount,ggr"
+    assert csv_lines[1] == "2026-03-01,EUR,100,250,1,40,-150"
+    table = run_cli(["operator", "report", "casino", *span])
+    assert table.exit_code == 0 and "-150" in table.stdout and "350" in table.stdout
+    assert_refused(run_cli(["operator", "report", "nobody", *span]), "nobody")
+    assert_refused(run_cli(["operator", "report", "casino", "--from", "2026-03-02", "--to",
+                            "2026-03-01", "--database", url]), "--from")
+    assert_refused(run_cli(["operator", "report", "casino", "--from", "March", "--to",
+                            "2026-03-01", "--database", url]), "--from", "YYYY-MM-DD")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import getpass
 import json
 import sys
+from datetime import date
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -18,6 +19,7 @@ from feltlab.cli.server import Database, _database, _engine
 from feltlab.cli.terminal import fail
 
 if TYPE_CHECKING:
+    from feltlab.server.services.operator_ledger import DayFigures
     from feltlab.server.services.operators import OperatorView
 
 OperatorId = Annotated[str, typer.Argument(metavar="ID", help="The operator's id.")]
@@ -98,8 +100,53 @@ def _print(views: list[OperatorView], as_json: bool) -> None:
     output_console().print(table)
 
 
+def parse_day(text: str, option: str) -> date:
+    """A ``YYYY-MM-DD`` day, or exit 2 naming the option.
+
+    >>> parse_day("2026-03-01", "--from")
+    datetime.date(2026, 3, 1)
+    """
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        fail(f"{option}: expected a day as YYYY-MM-DD, got {text!r}")
+
+
+def _print_report(operator_id: str, first: date, last: date, days: list[DayFigures],
+                  output: str) -> None:
+    from rich.table import Table
+
+    from feltlab.cli.terminal import output_console
+    from feltlab.server.services.operator_ledger import (
+        REPORT_COLUMNS,
+        report_csv,
+        report_totals,
+    )
+
+    if output == "json":
+        typer.echo(json.dumps({"operator": operator_id, "from": first.isoformat(),
+                               "to": last.isoformat(),
+                               "days": [figures.as_json() for figures in days],
+                               "totals": report_totals(days)}, indent=2))
+        return
+    if output == "csv":
+        typer.echo(report_csv(days), nl=False)
+        return
+    table = Table(title=f"operator {operator_id}: {first} to {last} (UTC days, minor units)")
+    for heading in REPORT_COLUMNS:
+        table.add_column(heading.replace("_", " "),
+                         justify="left" if heading in ("day", "currency") else "right")
+    for figures in days:
+        row = figures.as_json()
+        table.add_row(*(str(row[column]) for column in REPORT_COLUMNS))
+    for currency, total in report_totals(days).items():
+        table.add_row("total", currency, *(str(total[column]) for column in REPORT_COLUMNS[2:]),
+                      style="bold")
+    output_console().print(table)
+
+
 def register(app: typer.Typer) -> None:
-    """Add ``operator add|list|disable|enable|rotate`` to ``app``."""
+    """Add ``operator add|list|report|disable|enable|rotate`` to ``app``."""
     operator_app = typer.Typer(help="The operators whose casinos embed the tables and pay "
                                     "through their own wallets.", no_args_is_help=True)
     app.add_typer(operator_app, name="operator")
@@ -177,6 +224,40 @@ def register(app: typer.Typer) -> None:
         done = {"rotate": "secret rotated (the previous one is still accepted)",
                 "disable": "disabled", "enable": "enabled"}[action]
         typer.echo(f"operator {operator_id} {done}")
+
+    @operator_app.command("report")
+    def operator_report_command(
+        operator_id: OperatorId,
+        start: Annotated[str, typer.Option(
+            "--from", help="The first UTC day, YYYY-MM-DD (inclusive).")],
+        end: Annotated[str, typer.Option(
+            "--to", help="The last UTC day, YYYY-MM-DD (inclusive).")],
+        as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")
+                           ] = False,
+        as_csv: Annotated[bool, typer.Option("--csv", help="Print the report as CSV.")
+                          ] = False,
+        database: Database = None,
+    ) -> None:
+        """The operator's gross gaming revenue by UTC day and currency, in minor units:
+        acknowledged bets, acknowledged wins, rolled-back bets (count and amount), and
+        GGR = bets - wins."""
+        from feltlab.server.errors import DomainError
+        from feltlab.server.services.operator_ledger import operator_report
+
+        if as_json and as_csv:
+            fail("give --json or --csv, not both")
+        first, last = parse_day(start, "--from"), parse_day(end, "--to")
+        if first > last:
+            fail(f"--from ({first}) is after --to ({last})")
+        engine = _engine(_database(database))
+        try:
+            days = operator_report(engine, operator_id, first, last)
+        except DomainError as error:
+            fail(error.detail)
+        finally:
+            engine.dispose()
+        _print_report(operator_id, first, last, days,
+                      "json" if as_json else "csv" if as_csv else "table")
 
     @operator_app.command("disable")
     def operator_disable_command(operator_id: OperatorId, database: Database = None) -> None:

@@ -24,6 +24,7 @@ from feltlab.server.api import (
     console,
     designer,
     live_ws,
+    operator,
     reports,
     rounds,
     rulecards,
@@ -51,7 +52,8 @@ from feltlab.server.timers import Ticker
 # the money requests' routers first: routes are tried in order, and they are most requests
 ROUTERS = (rounds.router, tables.router, accounts.router, admin.router, live_ws.router,
            rules_routes.router, rulecards.router, trainers.router, solver.router,
-           reports.router, console.router, designer.router, rulesets_routes.router)
+           reports.router, console.router, designer.router, rulesets_routes.router,
+           operator.router)
 
 
 YOUNG_COLLECTION_EVERY = 10_000

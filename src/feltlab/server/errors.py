@@ -18,7 +18,12 @@ class DomainError(Exception):
 
 
 class Unauthorized(DomainError):
-    """Who is calling is not known: no token, or one that is unknown, revoked or idle."""
+    """Who is calling is not known: no token, or one that is unknown, revoked or idle;
+    ``challenge`` names the scheme the caller should have used (``Bearer`` unless said)."""
+
+    def __init__(self, detail: str, challenge: str = "Bearer") -> None:
+        super().__init__(detail)
+        self.challenge = challenge
 
 
 class Forbidden(DomainError):

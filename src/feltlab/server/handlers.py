@@ -64,7 +64,7 @@ def answer(error: DomainError) -> JSONResponse:
     if isinstance(error, TooMany) and error.retry_after is not None:
         headers["Retry-After"] = str(error.retry_after)
     if isinstance(error, Unauthorized):  # RFC 9110: a 401 names its scheme
-        headers["WWW-Authenticate"] = "Bearer"
+        headers["WWW-Authenticate"] = error.challenge
     return JSONResponse({"detail": error.detail}, status_of(error), headers=headers or None)
 
 

@@ -342,3 +342,30 @@ class RuleSetInPlay(Answer):
     tables: int
     open_tables: int
     edges: dict[str, float]
+
+
+# --- operators -------------------------------------------------------------------------------
+
+class OperatorTransaction(Answer):
+    transaction_id: str
+    kind: str
+    """``bet``, ``win`` or ``rollback``."""
+    player: str
+    currency: str
+    amount: int
+    """In the currency's minor units."""
+    round_id: str | None
+    """The round's id as a decimal string."""
+    state: str
+    """``pending``, ``acknowledged``, ``refused`` or ``rolled_back``."""
+    attempts: int
+    last_error: str | None
+    created_at: str
+    updated_at: str
+
+
+class OperatorTransactions(Answer):
+    transactions: list[OperatorTransaction]
+    """Newest first."""
+    next_before: int | None
+    """Pass as ``before`` for the next page; null on the last."""

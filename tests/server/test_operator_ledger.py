@@ -6,7 +6,6 @@ and currency, with its CSV safe to open in a spreadsheet."""
 from __future__ import annotations
 
 import time
-import uuid
 from datetime import UTC, date, datetime
 from typing import Any
 
@@ -14,11 +13,11 @@ import httpx
 import pytest
 from fastapi.testclient import TestClient
 from pydantic import TypeAdapter
-from sqlalchemy import Engine, insert, update
+from sqlalchemy import Engine, update
 
 from feltlab.server.api.responses import OperatorTransactions
 from feltlab.server.errors import NotFound
-from feltlab.server.models import GameTable, Round, table_of
+from feltlab.server.models import table_of
 from feltlab.server.operator_models import WalletTransaction
 from feltlab.server.services.database import write_connection
 from feltlab.server.services.operator_ledger import (
@@ -31,6 +30,7 @@ from feltlab.server.services.operator_ledger import (
 from feltlab.server.services.operators import add_operator, disable_operator, rotate_secret
 from feltlab.server.services.outbox import queue_call
 from feltlab.server.signatures import HEADER, sign, verify
+from server.test_outbox import new_round
 
 SECRET = "s3cret-shared-with-the-casino-0001"
 NEW = "the-next-secret-for-the-casino-0002"
@@ -51,22 +51,6 @@ ROWS: list[tuple[date, str, str, int, str, str]] = [
     (D2, "09:02", "bet", 20, "pending", "EUR"),
     (D2, "23:59", "win", 80, "pending", "EUR"),
 ]
-
-
-def new_round(engine: Engine) -> int:
-    """The minimal table and round the outbox's rows name."""
-    moment = datetime.now(UTC)
-    with write_connection(engine) as connection:
-        table_id = connection.execute(insert(table_of(GameTable)).values(
-            rules_id="high-card-flush", fingerprint="f", currency="EUR", shared=False,
-            status="open", name="", betting_seconds=20, decision_seconds=20,
-            created_at=moment).returning(table_of(GameTable).c.id)).scalar_one()
-        round_id: int = connection.execute(insert(table_of(Round)).values(
-            table_id=table_id, rules_id="high-card-flush", fingerprint="f", currency="EUR",
-            server_seed=f"seed-{uuid.uuid4().hex}", commitment="c", client_seed="",
-            phase="complete", created_at=moment, completed_at=moment, log="",
-            figures_pending=False).returning(table_of(Round).c.id)).scalar_one()
-    return round_id
 
 
 def make_ledger(engine: Engine) -> list[str]:

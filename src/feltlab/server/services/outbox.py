@@ -257,23 +257,28 @@ def _locked(connection: Connection, transaction_id: str) -> WalletCall:
     return _call_of(found)
 
 
+def _locked_pending(connection: Connection, transaction_id: str) -> WalletCall:
+    """The pending call ``transaction_id``, locked for a person's change (anything else
+    was answered already: a conflict)."""
+    call = _locked(connection, transaction_id)
+    if call.state != PENDING:
+        raise Conflict(f"wallet call {transaction_id!r} is {call.state}, not pending")
+    return call
+
+
 def retry_now(engine: Engine, transaction_id: str, actor: str,
               now: datetime | None = None) -> WalletCall:
     """A person's "try it again now": a pending call (flagged or not) is due at once. A
     flagged call's retry is one more try: unanswered, it is flagged again."""
     moment = now or clock_now()
     with transaction(session_factory(engine)) as db:
-        call = _locked(db.connection(), transaction_id)
-        if call.state != PENDING:
-            raise Conflict(f"wallet call {transaction_id!r} is {call.state}, not pending")
+        call = _locked_pending(db.connection(), transaction_id)
         db.connection().execute(update(_CALLS).where(_CALLS.c.id == call.id).values(
             next_try_at=moment, flagged=False, updated_at=moment))
         audit.record(db, actor, "wallet_call_retry_now", transaction_id=transaction_id,
                      operator=call.operator_id, call_kind=call.kind, attempts=call.attempts,
                      was_flagged=call.flagged)
-        after = find(db.connection(), transaction_id)
-        assert after is not None
-        return after
+        return _locked(db.connection(), transaction_id)
 
 
 def resolve_by_hand(engine: Engine, transaction_id: str, actor: str, note: str,
@@ -285,18 +290,14 @@ def resolve_by_hand(engine: Engine, transaction_id: str, actor: str, note: str,
         raise Refused("say in the note how the call was resolved")
     moment = now or clock_now()
     with transaction(session_factory(engine)) as db:
-        call = _locked(db.connection(), transaction_id)
-        if call.state != PENDING:
-            raise Conflict(f"wallet call {transaction_id!r} is {call.state}, not pending")
+        call = _locked_pending(db.connection(), transaction_id)
         db.connection().execute(update(_CALLS).where(_CALLS.c.id == call.id).values(
             state=ACKNOWLEDGED, next_try_at=None, flagged=False, updated_at=moment,
             last_error=f"resolved by hand by {actor[:64]}: {note}"))
         audit.record(db, actor, "wallet_call_resolved_by_hand",
                      transaction_id=transaction_id, operator=call.operator_id,
                      call_kind=call.kind, amount=call.amount, attempts=call.attempts, note=note)
-        after = find(db.connection(), transaction_id)
-        assert after is not None
-        return after
+        return _locked(db.connection(), transaction_id)
 
 
 def send(client: WalletClient, wallet: OperatorWallet, call: WalletCall) -> Outcome:

@@ -44,6 +44,7 @@ from feltlab.server.services import rulesets
 from feltlab.server.services.context import Services, open_services
 from feltlab.server.services.database import database_reachable
 from feltlab.server.services.ledger_check import LedgerWatch, last_check
+from feltlab.server.services.outbox import OutboxSettings, OutboxWorker
 from feltlab.server.services.reports import read_alert_counts
 from feltlab.server.services.statements import database_name
 from feltlab.server.settings import Settings
@@ -82,9 +83,17 @@ def telemetry_settings(opentelemetry: bool) -> TelemetryConfig:
     return {"tracing": False, "metrics": False, "logs": False, "operation_spans": False}
 
 
+def outbox_settings(settings: Settings) -> OutboxSettings:
+    """The wallet outbox's retry schedule, from the server's settings."""
+    return OutboxSettings(first_gap_seconds=settings.wallet_retry_first_seconds,
+                          max_gap_seconds=settings.wallet_retry_max_seconds,
+                          give_up_after_seconds=settings.wallet_give_up_hours * 3600)
+
+
 def create_app(settings: Settings, *, timers: bool = True) -> FastAPI:
     """API v1 on ``settings.database_url``, its schema brought up to date; with ``timers``,
-    this worker also runs the shared tables' timers; with ``settings.warm`` (a ``feltlab
+    this worker also runs the shared tables' timers and sends what the wallet outbox
+    owes operators; with ``settings.warm`` (a ``feltlab
     serve`` worker), it warms the designer's compiled kernels in the background at start
     and settles its heap (:func:`settle_heap`: once a process, as it freezes what is
     alive)."""
@@ -106,9 +115,13 @@ def create_app(settings: Settings, *, timers: bool = True) -> FastAPI:
         ledger_watch = LedgerWatch(found.engine, found.reader_engine,
                                    settings.ledger_check_minutes if timers else 0)
         ledger_watch.start()
+        wallet_outbox = OutboxWorker(found.engine, found.wallets, outbox_settings(settings))
+        if timers:
+            wallet_outbox.start()
         if warm:
             settle_heap()
         yield
+        wallet_outbox.stop()
         ledger_watch.stop()
         if found.announcer is not None:
             found.announcer.stop()

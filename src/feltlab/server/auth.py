@@ -66,6 +66,9 @@ class Caller:
     role: str
     token_id: int
     stale: bool = False  # last use long enough ago to be written down again
+    embedded: bool = False
+    """An operator's session (:mod:`feltlab.server.services.operator_sessions`): it may
+    use only the routes a game needs."""
 
     @property
     def is_admin(self) -> bool:

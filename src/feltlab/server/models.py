@@ -169,6 +169,12 @@ class GameTable(Base):
     """A private table's secret, never shown: each round's server seed is derived from it
     and the previous round's (:func:`feltlab.server.fairness.next_seed`), so the next
     round's commitment is shown before the player bets (and chooses a client seed)."""
+    operator_session_id: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    """The operator's session that opened the table (migration 0012), if any: whose wallet
+    pays its rounds (:mod:`feltlab.server.services.operator_play`)."""
+
+
+Index("tables_by_operator_session", GameTable.operator_session_id)
 
 
 class TableSeat(Base):

@@ -19,6 +19,7 @@ from sqlalchemy import (
     Integer,
     String,
     Text,
+    UniqueConstraint,
 )
 from sqlalchemy.orm import Mapped, mapped_column
 
@@ -97,4 +98,54 @@ class WalletTransaction(Base):
         Index("wallet_transactions_by_operator", "operator_id", "created_at"),
         # a round's calls in order (a win waits for the round's earlier calls)
         Index("wallet_transactions_by_round", "round_id", "id"),
+    )
+
+
+class OperatorPlayer(Base):
+    """An operator's player (migration 0012): one of feltlab's accounts, found by the
+    operator and the operator's own id for the player. It has no password anybody knows;
+    it plays only through its operator's sessions."""
+
+    __tablename__ = "operator_players"
+
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id"), primary_key=True)
+    operator_id: Mapped[str] = mapped_column(ForeignKey("operators.id"))
+    player: Mapped[str] = mapped_column(String(64))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+    __table_args__ = (UniqueConstraint("operator_id", "player", name="operator_player_once"),)
+
+
+class OperatorSession(Base):
+    """One launch of a table by an operator (migration 0012): ``session`` is its bearer
+    token (its digest in ``auth_tokens``, whose idle time expires it like a player's
+    login); the currency (and the minor units a chip is worth), rule set and mode it
+    plays; the lobby to go back to; the digest of the one-time code the framed page
+    trades for the token, until it is traded or expires."""
+
+    __tablename__ = "operator_sessions"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    session: Mapped[str] = mapped_column(String(100), unique=True)
+    token_id: Mapped[int] = mapped_column(ForeignKey("auth_tokens.id"), unique=True)
+    operator_id: Mapped[str] = mapped_column(ForeignKey("operators.id"))
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id"))
+    player: Mapped[str] = mapped_column(String(64))
+    currency: Mapped[str] = mapped_column(String(3))
+    chip_value: Mapped[int] = mapped_column(Integer)
+    rules_id: Mapped[str] = mapped_column(String(64))
+    mode: Mapped[str] = mapped_column(String(4))
+    lobby_url: Mapped[str | None] = mapped_column(String(500), nullable=True)
+    launch_code_hash: Mapped[str | None] = mapped_column(String(64), nullable=True,
+                                                         unique=True)
+    launch_code_expires_at: Mapped[datetime | None] = mapped_column(
+        DateTime(timezone=True), nullable=True)
+    ended_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True),
+                                                      nullable=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+    __table_args__ = (
+        CheckConstraint("mode IN ('real', 'demo')", name="operator_session_mode"),
+        CheckConstraint("chip_value >= 1", name="operator_session_chip_value"),
+        Index("operator_sessions_by_operator", "operator_id", "created_at"),
     )

@@ -4,20 +4,23 @@ This is the only module of :mod:`feltlab.server` that reads the environment
 (:func:`from_environment`); everything else is handed the settings object. Each setting
 keeps its environment variable:
 
-=================================  ========================================================
-``FELTLAB_DATABASE_URL``           :attr:`Settings.database_url` (default: SQLite in the
-                                   user's data folder)
-``FELTLAB_TOKEN_IDLE_MINUTES``     :attr:`AuthSettings.idle_minutes`
-``FELTLAB_ARGON2_TIME_COST``       :attr:`AuthSettings.argon2_time_cost`
-``FELTLAB_ARGON2_MEMORY_KIB``      :attr:`AuthSettings.argon2_memory_kib`
-``FORWARDED_ALLOW_IPS``            :attr:`AuthSettings.trusted_proxies` (uvicorn's too)
-``FELTLAB_METRICS_TOKEN``          :attr:`AuthSettings.metrics_token`
-``FELTLAB_REQUEST_LOG_EVERY``      :attr:`Settings.request_log_every`
-``FELTLAB_CRASH_AFTER_EVENTS``     :attr:`Settings.crash_after_events` (tests only)
-``FELTLAB_CRASH_AFTER_COMMITS``    :attr:`Settings.crash_after_commits` (tests only)
-``FELTLAB_OPENTELEMETRY``          :attr:`Settings.opentelemetry` (``1`` on, ``0`` off)
-``FELTLAB_LEDGER_CHECK_MINUTES``   :attr:`Settings.ledger_check_minutes`
-=================================  ========================================================
+======================================  ==================================================
+``FELTLAB_DATABASE_URL``                :attr:`Settings.database_url` (default: SQLite in the
+                                        user's data folder)
+``FELTLAB_TOKEN_IDLE_MINUTES``          :attr:`AuthSettings.idle_minutes`
+``FELTLAB_ARGON2_TIME_COST``            :attr:`AuthSettings.argon2_time_cost`
+``FELTLAB_ARGON2_MEMORY_KIB``           :attr:`AuthSettings.argon2_memory_kib`
+``FORWARDED_ALLOW_IPS``                 :attr:`AuthSettings.trusted_proxies` (uvicorn's too)
+``FELTLAB_METRICS_TOKEN``               :attr:`AuthSettings.metrics_token`
+``FELTLAB_REQUEST_LOG_EVERY``           :attr:`Settings.request_log_every`
+``FELTLAB_CRASH_AFTER_EVENTS``          :attr:`Settings.crash_after_events` (tests only)
+``FELTLAB_CRASH_AFTER_COMMITS``         :attr:`Settings.crash_after_commits` (tests only)
+``FELTLAB_OPENTELEMETRY``               :attr:`Settings.opentelemetry` (``1`` on, ``0`` off)
+``FELTLAB_LEDGER_CHECK_MINUTES``        :attr:`Settings.ledger_check_minutes`
+``FELTLAB_WALLET_RETRY_FIRST_SECONDS``  :attr:`Settings.wallet_retry_first_seconds`
+``FELTLAB_WALLET_RETRY_MAX_SECONDS``    :attr:`Settings.wallet_retry_max_seconds`
+``FELTLAB_WALLET_GIVE_UP_HOURS``        :attr:`Settings.wallet_give_up_hours`
+======================================  ==================================================
 
 An empty variable is the same as an unset one; a value that is not what the setting
 takes is a :class:`SettingsError` naming the variable.
@@ -58,6 +61,9 @@ CRASH_AFTER_EVENTS: Final = "FELTLAB_CRASH_AFTER_EVENTS"
 CRASH_AFTER_COMMITS: Final = "FELTLAB_CRASH_AFTER_COMMITS"
 OPENTELEMETRY: Final = "FELTLAB_OPENTELEMETRY"
 LEDGER_CHECK_MINUTES: Final = "FELTLAB_LEDGER_CHECK_MINUTES"
+WALLET_RETRY_FIRST: Final = "FELTLAB_WALLET_RETRY_FIRST_SECONDS"
+WALLET_RETRY_MAX: Final = "FELTLAB_WALLET_RETRY_MAX_SECONDS"
+WALLET_GIVE_UP_HOURS: Final = "FELTLAB_WALLET_GIVE_UP_HOURS"
 
 
 class SettingsError(ValueError):
@@ -83,6 +89,13 @@ class Settings:
     """FastAPI's OpenTelemetry spans, metrics and logs."""
     ledger_check_minutes: float = 60.0
     """Minutes between two background checks of the ledger (0: no background check)."""
+    wallet_retry_first_seconds: float = 2.0
+    """The wait before an operator's unacknowledged win or rollback is sent again; each
+    later wait doubles..."""
+    wallet_retry_max_seconds: float = 30.0
+    """...up to this."""
+    wallet_give_up_hours: float = 24.0
+    """Hours of retries before a call is flagged on the console and tried no more."""
     warm: bool = False
     """A ``feltlab serve`` worker: warm the designer's compiled kernels in the background at
     start and settle the heap (:func:`feltlab.server.app.settle_heap`)."""
@@ -132,6 +145,18 @@ def from_environment(environ: Mapping[str, str] | None = None) -> Settings:
                                 f"not {given!r}")
         return value
 
+    def positive(name: str, default: float) -> float:
+        given = text(name)
+        if not given:
+            return default
+        try:
+            value = float(given)
+        except ValueError:
+            value = -1.0
+        if not math.isfinite(value) or value <= 0:
+            raise SettingsError(f"{name} must be a number more than 0, not {given!r}")
+        return value
+
     def switch(name: str) -> bool:
         given = text(name)
         if given not in ("", "0", "1"):
@@ -150,7 +175,10 @@ def from_environment(environ: Mapping[str, str] | None = None) -> Settings:
                     crash_after_events=whole(CRASH_AFTER_EVENTS, 0, 0),
                     crash_after_commits=whole(CRASH_AFTER_COMMITS, 0, 0),
                     opentelemetry=switch(OPENTELEMETRY),
-                    ledger_check_minutes=minutes(LEDGER_CHECK_MINUTES, 60.0))
+                    ledger_check_minutes=minutes(LEDGER_CHECK_MINUTES, 60.0),
+                    wallet_retry_first_seconds=positive(WALLET_RETRY_FIRST, 2.0),
+                    wallet_retry_max_seconds=positive(WALLET_RETRY_MAX, 30.0),
+                    wallet_give_up_hours=positive(WALLET_GIVE_UP_HOURS, 24.0))
 
 
 def proxies(text: str) -> tuple[str, ...]:

@@ -7,7 +7,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query, Request, Response
 
 from feltlab.server.api.contract import refusals
-from feltlab.server.api.deps import CallerDep, ServicesDep, moves_money
+from feltlab.server.api.deps import CallerDep, ServicesDep, game_route, moves_money
 from feltlab.server.api.money import EncodedJSON, encoded, money_request
 from feltlab.server.api.responses import AccountCreated, LoggedIn, Me, Message, RoundView
 from feltlab.server.api.schemas import Credentials, LimitsRequest, NewAccount
@@ -55,6 +55,7 @@ def logout(caller: CallerDep, found: ServicesDep, response: Response) -> dict[st
 
 
 @router.get("/me", response_model=Me)
+@game_route
 def me(caller: CallerDep, found: ServicesDep) -> dict[str, Any]:
     """The caller's account: balances and limits."""
     return accounts.read_me(found, caller.user_id)
@@ -75,6 +76,7 @@ def set_limits(body: LimitsRequest, caller: CallerDep, found: ServicesDep) -> di
 
 
 @router.get("/me/rounds", response_model=list[RoundView], response_model_exclude_unset=True)
+@game_route
 def my_rounds(caller: CallerDep, found: ServicesDep,
               limit: Annotated[int, Query(ge=1, le=100)] = 10,
               before: Annotated[int | None, Query(ge=1, le=2**31 - 1)] = None

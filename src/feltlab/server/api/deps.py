@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hmac
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Annotated, Any, NamedTuple, TypeVar
 
 from fastapi import Depends, Request
@@ -14,6 +15,7 @@ from feltlab.server.auth import COOKIE_NAME, CSRF_HEADER, Caller, csrf_for
 from feltlab.server.errors import Forbidden, Unauthorized
 from feltlab.server.services.accounts import authenticated
 from feltlab.server.services.context import Services
+from feltlab.server.services.operator_sessions import is_session_token
 
 Endpoint = TypeVar("Endpoint", bound=Callable[..., Any])
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
@@ -84,9 +86,23 @@ def current_caller(request: Request,
                    found: Annotated[Services, Depends(services)],
                    declared: Annotated[HTTPAuthorizationCredentials | None, Depends(BEARER)]
                    ) -> Caller:
+    """The caller; an operator's session only on a route marked :func:`game_route`."""
     token = checked_token(request)
     endpoint = request.scope.get("endpoint")
-    return authenticated(found, token, record_use=not getattr(endpoint, "moves_money", False))
+    embedded = is_session_token(token)
+    if embedded and not getattr(endpoint, "game_route", False):
+        raise Forbidden("an operator's session may only play the game: this route is not "
+                        "for it")
+    caller = authenticated(found, token,
+                           record_use=not getattr(endpoint, "moves_money", False))
+    return replace(caller, embedded=True) if embedded else caller
+
+
+def game_route(endpoint: Endpoint) -> Endpoint:
+    """Mark a route an operator's session may use: the ones a game needs (its tables,
+    rounds and decisions, the account's own reads, the live socket)."""
+    endpoint.game_route = True  # type: ignore[attr-defined]
+    return endpoint
 
 
 def moves_money(endpoint: Endpoint) -> Endpoint:

@@ -5,6 +5,7 @@ answers) whenever it changes."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Awaitable
 
 import anyio
@@ -18,6 +19,7 @@ from feltlab.server.handlers import status_of
 from feltlab.server.middleware import StrictJSONRoute
 from feltlab.server.services.accounts import authenticated
 from feltlab.server.services.context import Services
+from feltlab.server.services.operator_sessions import is_session_token
 from feltlab.server.services.round_reads import live_state
 from feltlab.server.views import TableState, watcher_text
 
@@ -26,7 +28,7 @@ POLL_SECONDS = 5.0
 """Also look this often whether the table moved unannounced (a safety net)."""
 
 
-def _caller(websocket: WebSocket, found: Services) -> Caller:
+def _token(websocket: WebSocket) -> str:
     header = websocket.headers.get("authorization", "")
     token = header.partition(" ")[2].strip() if header.lower().startswith("bearer ") else ""
     if not token:
@@ -37,7 +39,7 @@ def _caller(websocket: WebSocket, found: Services) -> Caller:
             raise Forbidden("a cookie session is accepted only from this server's pages")
     if not token:
         raise Unauthorized("sign in first")
-    return authenticated(found, token[:200])
+    return token[:200]
 
 
 def _build_state(found: Services, table_id: int, stamp: int) -> TableState:
@@ -94,7 +96,11 @@ async def live(websocket: WebSocket, table_id: RowId) -> None:
     found: Services = websocket.app.state.services
     queue = found.hub.watch(table_id)  # before the first view, so no change falls between
     try:
-        caller = await run_in_threadpool(_caller, websocket, found)
+        token = _token(websocket)
+        caller = await run_in_threadpool(authenticated, found, token)
+        # an operator's session is looked at again while the watcher waits: ended, it
+        # closes the socket
+        session = token if is_session_token(token) else None
         await found.hearing(table_id)  # other workers' changes too, from here on
         first = await _table_state(found, table_id)
         _view(first, table_id, caller)  # refuses a stranger before the socket is accepted
@@ -113,7 +119,7 @@ async def live(websocket: WebSocket, table_id: RowId) -> None:
                 tasks.cancel_scope.cancel()
 
             tasks.start_soon(then_stop, _send_views(websocket, found, table_id, caller, queue,
-                                                    first))
+                                                    first, session))
             tasks.start_soon(then_stop, _until_gone(websocket))
     finally:
         found.hub.unwatch(table_id, queue)
@@ -156,10 +162,12 @@ class _Quiet:
 
 
 async def _send_views(websocket: WebSocket, found: Services, table_id: int, caller: Caller,
-                      queue: asyncio.Queue[int], first: TableState) -> None:
+                      queue: asyncio.Queue[int], first: TableState, session: str | None
+                      ) -> None:
     """Send the first view, then each changed one. Announcements that come together make
     one new view, but never skip the end of the round the watcher was last shown: its
-    settlement is sent before the next round's view."""
+    settlement is sent before the next round's view. An operator's ``session`` is checked
+    again whenever the watcher has waited a while: ended or idle, the socket closes."""
     quiet = _Quiet(queue)
     shown, last = first, _view(first, table_id, caller)
     try:
@@ -178,6 +186,8 @@ async def _send_views(websocket: WebSocket, found: Services, table_id: int, call
                 if queue.get_nowait() != _LOOK:
                     looked = False
             if looked:  # nothing announced: look whether another host moved it
+                if session is not None:
+                    await run_in_threadpool(authenticated, found, session, False)
                 await _recheck(found, table_id)
                 continue
             state = await _table_state(found, table_id)
@@ -189,8 +199,11 @@ async def _send_views(websocket: WebSocket, found: Services, table_id: int, call
                     await websocket.send_text(text)
                     last = text
             shown = state
-    except (WebSocketDisconnect, RuntimeError, DomainError):
+    except (WebSocketDisconnect, RuntimeError):
         pass
+    except DomainError as error:  # the session ended: tell the page why
+        with contextlib.suppress(WebSocketDisconnect, RuntimeError):
+            await websocket.close(code=4000 + status_of(error), reason=error.detail[:120])
     finally:
         quiet.stop()
 

@@ -65,3 +65,12 @@ async def in_writer_thread(found: Services, run: Callable[Params, Answer],
     answer = await anyio.to_thread.run_sync(lambda: run(*args, **kwargs),
                                             limiter=found.writers())
     return encoded(answer)
+
+
+async def in_wallet_thread(found: Services, run: Callable[Params, Answer],
+                           *args: Params.args, **kwargs: Params.kwargs) -> EncodedJSON:
+    """Run an operator's money request in one of the threads that may wait on operators'
+    wallets (:meth:`Services.wallet_callers`)."""
+    answer = await anyio.to_thread.run_sync(lambda: run(*args, **kwargs),
+                                            limiter=found.wallet_callers())
+    return encoded(answer)

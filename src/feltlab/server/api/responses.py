@@ -12,7 +12,7 @@ so a change to an answer that the model does not describe fails the tests.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -369,3 +369,25 @@ class OperatorTransactions(Answer):
     """Newest first."""
     next_before: int | None
     """Pass as ``before`` for the next page; null on the last."""
+
+
+class Launched(Answer):
+    session: str
+    """The session's bearer token: the player API accepts it for this player, currency and
+    rule set only."""
+    url: str
+    """The page that plays the session (frame it); its one-time code is for the page."""
+    expires_at: str
+    """When the session expires if left idle (each use moves it on)."""
+
+
+class OperatorSessionView(Answer):
+    session: str
+    operator: str
+    player: str
+    currency: str
+    chip_value: int
+    """Minor units of the currency one chip is worth."""
+    rules: str
+    mode: Literal["real", "demo"]
+    lobby_url: str | None

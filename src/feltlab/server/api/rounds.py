@@ -14,13 +14,20 @@ from feltlab.server.api.deps import (
     MoneyDep,
     ServicesDep,
     checked_token,
+    game_route,
 )
-from feltlab.server.api.money import EncodedJSON, in_writer_thread, money_request
+from feltlab.server.api.money import (
+    EncodedJSON,
+    in_wallet_thread,
+    in_writer_thread,
+    money_request,
+)
 from feltlab.server.api.responses import Recall, RoundView
 from feltlab.server.api.schemas import ActionRequest, RowId
 from feltlab.server.middleware import StrictJSONRoute
-from feltlab.server.services import play, round_reads
+from feltlab.server.services import operator_play, play, round_reads
 from feltlab.server.services.idempotency import encode
+from feltlab.server.services.operator_sessions import is_session_token
 
 router = APIRouter(prefix="/api/v1", tags=["rounds"], route_class=StrictJSONRoute)
 
@@ -43,12 +50,17 @@ async def act(round_id: RowId, body: ActionRequest, caller: MoneyDep,
     """The caller's decision; a raise, play or bet is debited here. The caller's token is
     read in the decision's own transaction."""
     decision = body.model_dump()
-    return await in_writer_thread(caller.found, play.decide, caller.found, caller.token,
-                                  round_id, decision, money_request(request, decision))
+    found, sent = caller.found, money_request(request, decision)
+    if is_session_token(caller.token):  # an operator's session: its wallet pays
+        return await in_wallet_thread(found, operator_play.decide, found, caller.token,
+                                      round_id, decision, sent)
+    return await in_writer_thread(found, play.decide, found, caller.token, round_id,
+                                  decision, sent)
 
 
 @router.get("/rounds/{round_id}/recall", response_model=Recall,
             response_model_exclude_unset=True, responses=refusals(404))
+@game_route
 def recall(round_id: RowId, caller: CallerDep, found: ServicesDep) -> dict[str, Any]:
     """The round step by step: each event with the cards then visible, the stake so far
     and the balance, ending with the results."""

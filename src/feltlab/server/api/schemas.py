@@ -204,3 +204,26 @@ class DesignSolveRequest(DesignRequest):
     wager: SpotName
     target: Annotated[str, StringConstraints(max_length=40)]
     line: Annotated[str, StringConstraints(max_length=40)] | None = None
+
+
+class LaunchRequest(Strict):
+    """A signed launch (``POST /api/v1/operator/sessions``)."""
+
+    operator: str = Field(min_length=1, max_length=32, pattern=r"^[a-z0-9_-]{1,32}$")
+    player: str = Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.:-]{1,64}$")
+    currency: str = Field(min_length=3, max_length=3, pattern=r"^[A-Z]{3}$")
+    rules: str = Field(min_length=1, max_length=64)
+    mode: Literal["real", "demo"]
+    lobby_url: str | None = Field(default=None, max_length=500)
+
+
+class SessionEndRequest(Strict):
+    """A signed end of a session (``POST /api/v1/operator/sessions/{session}/end``)."""
+
+    operator: str = Field(min_length=1, max_length=32, pattern=r"^[a-z0-9_-]{1,32}$")
+
+
+class LaunchCodeRequest(Strict):
+    """The framed page's one-time launch code (``POST /api/v1/operator/launch``)."""
+
+    code: str = Field(min_length=1, max_length=200)

@@ -8,15 +8,34 @@ from typing import Any
 from fastapi import APIRouter, Request
 
 from feltlab.server.api.contract import refusals
-from feltlab.server.api.deps import BEARER_SECURITY, CallerDep, MoneyDep, ServicesDep
-from feltlab.server.api.money import EncodedJSON, in_writer_thread, money_request
+from feltlab.server.api.deps import (
+    BEARER_SECURITY,
+    CallerDep,
+    MoneyDep,
+    ServicesDep,
+    game_route,
+)
+from feltlab.server.api.money import (
+    EncodedJSON,
+    in_wallet_thread,
+    in_writer_thread,
+    money_request,
+)
 from feltlab.server.api.responses import RoundView, Table, TableWithRound
 from feltlab.server.api.schemas import RoundRequest, RowId, SeatRequest, TableRequest
 from feltlab.server.errors import Refused
 from feltlab.server.fairness import FairnessError, check_client_seed
 from feltlab.server.middleware import StrictJSONRoute
-from feltlab.server.services import play, round_reads, seats, tables
+from feltlab.server.services import (
+    operator_play,
+    operator_sessions,
+    play,
+    round_reads,
+    seats,
+    tables,
+)
 from feltlab.server.services.idempotency import encode
+from feltlab.server.services.operator_sessions import is_session_token
 
 router = APIRouter(prefix="/api/v1", tags=["tables"], route_class=StrictJSONRoute)
 
@@ -34,25 +53,35 @@ async def start_round(table_id: RowId, body: RoundRequest, caller: MoneyDep,
     except FairnessError as error:
         raise Refused(str(error)) from None
     placed = play.Wagers(body.wagers, body.colour, client_seed)
-    found = caller.found
+    found, sent = caller.found, money_request(request, body.model_dump())
+    if is_session_token(caller.token):  # an operator's session: its wallet pays
+        return await in_wallet_thread(found, operator_play.bet, found, caller.token,
+                                      table_id, placed, sent)
     return await in_writer_thread(found, play.bet, found, caller.token, table_id, placed,
-                                  money_request(request, body.model_dump()))
+                                  sent)
 
 
 @router.post("/tables", status_code=201, response_model=Table,
              response_model_exclude_unset=True, responses=refusals(404, 409))
+@game_route
 def create_table(body: TableRequest, caller: CallerDep, found: ServicesDep) -> dict[str, Any]:
-    """A private table against the house, ready at once (practice, or cash)."""
+    """A private table against the house, ready at once (practice, or cash). An
+    operator's session opens its own rule set only, in its mode (``practice`` is
+    ignored)."""
+    if caller.embedded:
+        return operator_sessions.open_table(found, caller, body.rules)
     return tables.open_private(found, caller, body.rules, body.practice)
 
 
 @router.get("/tables", response_model=list[Table], response_model_exclude_unset=True)
+@game_route
 def list_tables(caller: CallerDep, found: ServicesDep) -> list[dict[str, Any]]:
     """The shared tables open now and the caller's own tables."""
     return tables.list_for(found, caller)
 
 
 @router.get("/tables/{table_id}", response_model=TableWithRound, responses=refusals(404))
+@game_route
 def get_table(table_id: RowId, caller: CallerDep, found: ServicesDep) -> EncodedJSON:
     """The table, and its current round as the caller may see it."""
     return EncodedJSON(encode(round_reads.read_table(found, table_id, caller)))

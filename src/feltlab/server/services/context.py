@@ -29,12 +29,15 @@ from feltlab.server.services.database import (
 )
 from feltlab.server.services.figures import Recorder
 from feltlab.server.services.statements import serial_writes
+from feltlab.server.services.wallet_client import WalletClient
 from feltlab.server.views import wire_text
 
 if TYPE_CHECKING:
     from feltlab.server.views import Fresh, TableState
 
 log = logging.getLogger("feltlab.server")
+WALLET_CALLERS = 40
+"""Operators' money requests a worker runs at once (see :meth:`Services.wallet_callers`)."""
 HEARING_SECONDS = 5.0
 """How long a new watcher waits for its worker to hear the table (see
 :meth:`Services.hearing`)."""
@@ -63,6 +66,9 @@ class Services:
     shared_tables: dict[int, bool] = field(default_factory=dict)  # a table's kind, by id
     recorder: Recorder = field(init=False)  # the pit's figures, written off the money path
     _writers: dict[int, anyio.CapacityLimiter] = field(default_factory=dict)
+    wallets: WalletClient = field(default_factory=WalletClient)
+    """Calls to operators' wallets (one pooled connection, slots and breaker each)."""
+    _wallet_callers: dict[int, anyio.CapacityLimiter] = field(default_factory=dict)
 
     def writers(self) -> anyio.CapacityLimiter:
         """The threads that may run money-moving transactions at once in this worker (per
@@ -73,6 +79,16 @@ class Services:
         if loop not in self._writers:
             self._writers[loop] = anyio.CapacityLimiter(4 if serial_writes(self.engine) else 12)
         return self._writers[loop]
+
+    def wallet_callers(self) -> anyio.CapacityLimiter:
+        """The threads that may run operators' money requests at once (per event loop):
+        each waits on its operator's wallet between two transactions, so they do not
+        take :meth:`writers`' threads; an operator's own slots in the wallet client keep
+        a slow one from taking all of these."""
+        loop = id(asyncio.get_running_loop())
+        if loop not in self._wallet_callers:
+            self._wallet_callers[loop] = anyio.CapacityLimiter(WALLET_CALLERS)
+        return self._wallet_callers[loop]
 
     @contextmanager
     def read(self) -> Iterator[Session]:

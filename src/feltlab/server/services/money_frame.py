@@ -116,6 +116,9 @@ class Account:
     daily_loss_limit: int | None
 
 
+HELD: Final = Answer(0, b"")
+"""The answer of an attempt that committed without one (:meth:`Frame.keep`)."""
+
 _STORE = insert_ignoring(_KEYS, ["user_id", "key"], returning=[_KEYS.c.id])
 
 RACES: Final = frozenset({"rounds_seed_once", "rounds_one_unfinished"})
@@ -228,6 +231,14 @@ class Frame:
             raise _KeyRace
         self._ready = Answer(status, body)
 
+    def keep(self, batch: Batch) -> None:
+        """End the attempt with ``batch``'s writes (they run now) and no answer for the
+        caller yet: the request goes on after the commit, in a transaction of its own (an
+        operator's stake is debited between the two). Nothing is stored with the key;
+        :attr:`Attempts.answer` is :data:`HELD`."""
+        batch.run(self.connection)
+        self._ready = HELD
+
     def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
                  trace: TracebackType | None) -> bool:
         assert self._transaction is not None
@@ -240,7 +251,7 @@ class Frame:
         if error is None:
             if self._ready is None:
                 raise RuntimeError("a money request ended without an answer")
-            if not self.replayed:
+            if not self.replayed and self._ready is not HELD:
                 faults.request_committed()
             self._attempts.answer = self._ready
             return False

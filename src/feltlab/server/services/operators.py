@@ -272,13 +272,15 @@ def get_operator(engine: Engine, operator_id: str) -> OperatorView:
         return _view(_operator(session, operator_id))
 
 
-def credentials(engine: Engine, operator_id: str) -> Credentials:
+def credentials(engine: Engine, operator_id: str, even_disabled: bool = False
+                ) -> Credentials:
     """The secrets that sign for an enabled operator (:mod:`feltlab.server.signatures`):
     sign with the current one, accept it or the previous one. A disabled operator's are
-    refused, so nothing is signed for it or accepted from it."""
+    refused, so nothing new is signed for it or accepted from it, unless
+    ``even_disabled`` (the wins and rollbacks feltlab still owes it)."""
     with transaction(session_factory(engine)) as session:
         operator = _operator(session, operator_id)
-        if operator.disabled:
+        if operator.disabled and not even_disabled:
             raise Refused(f"operator {operator_id!r} is disabled")
         accepted = (operator.secret,) + ((operator.previous_secret,)
                                          if operator.previous_secret else ())

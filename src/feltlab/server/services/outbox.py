@@ -128,14 +128,16 @@ def queue_call(connection: Connection, *, operator_id: str, player: str, session
                currency: str, kind: str, amount: int, round_id: int,
                bets: Sequence[str] = (), rolled_back: str | None = None, rules: str = "",
                transaction_id: str | None = None, now: datetime | None = None,
-               first_try_at: datetime | None = None) -> str:
+               first_try_at: datetime | None = None, held: bool = False) -> str:
     """Add a call to the outbox on ``connection``, inside the caller's transaction (it
     commits with the round's change, or not at all); answers its transaction id.
 
     It is due at once, unless ``first_try_at`` says later: a caller that sends the call
-    itself first (a bet, whose answer the player waits for) sets it past its own call's
-    end, so that a worker only picks the row up if that caller never recorded an answer.
-    Every kind names its round (the wallet's protocol asks for it)."""
+    itself first sets it past its own call's end, so that a worker only picks the row up
+    if that caller never recorded an answer. A ``held`` call is never due: its caller
+    sends it (an operator's bet, whose answer the player waits for; the rollback queued
+    with it undoes it if the caller never records an answer). Every kind names its round
+    (the wallet's protocol asks for it)."""
     if kind not in KINDS:
         raise ValueError(f"a wallet call is one of {', '.join(KINDS)}, got {kind!r}")
     if (kind == "bet" and amount <= 0) or amount < 0:
@@ -148,7 +150,8 @@ def queue_call(connection: Connection, *, operator_id: str, player: str, session
         transaction_id=tid, operator_id=operator_id, player=player, session=session,
         currency=currency, kind=kind, amount=amount, round_id=round_id,
         bets=json.dumps(list(bets)), rolled_back=rolled_back, rules=rules, state=PENDING,
-        attempts=0, next_try_at=first_try_at or moment, last_error=None, flagged=False,
+        attempts=0, next_try_at=None if held else first_try_at or moment,
+        last_error=None, flagged=False,
         created_at=moment, updated_at=moment))
     return tid
 
@@ -156,12 +159,15 @@ def queue_call(connection: Connection, *, operator_id: str, player: str, session
 def due(connection: Connection, now: datetime, limit: int, *, lock: bool = False
         ) -> list[WalletCall]:
     """Up to ``limit`` pending calls, not flagged, due by ``now``, soonest first; a win or
-    a rollback only once no earlier call of its round is pending. ``lock``: lock the rows
+    a rollback only once no earlier call of its round is pending, but for a held bet
+    (its request sends it, and the rollback behind it is what undoes it if the request
+    never recorded the answer). ``lock``: lock the rows
     found, skipping rows another transaction has locked (PostgreSQL; SQLite's writers
     run one at a time anyway)."""
     earlier = _CALLS.alias("earlier")
     waits = exists().where(earlier.c.round_id == _CALLS.c.round_id,
-                           earlier.c.id < _CALLS.c.id, earlier.c.state == PENDING)
+                           earlier.c.id < _CALLS.c.id, earlier.c.state == PENDING,
+                           or_(earlier.c.kind != "bet", earlier.c.next_try_at.is_not(None)))
     query = (select(_CALLS)
              .where(_CALLS.c.state == PENDING, _CALLS.c.flagged == false(),
                     _CALLS.c.next_try_at <= now,
@@ -227,7 +233,7 @@ def record(engine: Engine, transaction_id: str, outcome: Outcome,
             if call.kind == "rollback" and call.rolled_back is not None:
                 connection.execute(update(_CALLS).where(
                     _CALLS.c.transaction_id == call.rolled_back, _CALLS.c.kind == "bet",
-                    _CALLS.c.state == ACKNOWLEDGED).values(state=ROLLED_BACK,
+                    _CALLS.c.state.in_([ACKNOWLEDGED, PENDING])).values(state=ROLLED_BACK,
                                                            updated_at=moment))
         elif not isinstance(outcome, Unclear) and call.kind == "bet":
             changes |= {"state": REFUSED, "next_try_at": None, "last_error": outcome.error}
@@ -357,8 +363,9 @@ class OutboxWorker:
               ) -> Outcome:
         if call.operator_id not in wallets:
             try:
-                wallets[call.operator_id] = wallet_of(self.engine, call.operator_id)
-            except (NotFound, Refused) as error:  # removed or disabled: nothing is signed
+                wallets[call.operator_id] = wallet_of(self.engine, call.operator_id,
+                                                      even_disabled=True)
+            except NotFound as error:  # removed: nothing is signed
                 wallets[call.operator_id] = Unclear(f"operator: {error}")
         wallet = wallets[call.operator_id]
         if isinstance(wallet, Unclear):

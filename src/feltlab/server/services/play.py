@@ -39,7 +39,7 @@ from feltlab.server.services.statements import Batch, Prepared, serial_writes
 from feltlab.server.services.table_play import Played, Wagers
 from feltlab.server.views import Fresh, table_state, view_of, wire_text
 
-__all__ = ["Wagers", "bet", "decide", "run_timer"]
+__all__ = ["Wagers", "bet", "decide", "run_timer"]  # and the steps operator_play shares
 
 _BET_READ = first_read(*round_store.BET_COLUMNS, joined=round_store.at_the_table,
                        table_id=round_store.TABLE_ID, locked=round_store.LOCKED)
@@ -63,9 +63,9 @@ def bet(found: Services, token: str, table_id: int, placed: Wagers,
             if frame.replayed:
                 break
             seen = found.hub.stamp(table_id)  # the table is locked: nobody changes it now
-            at = _after_the_lock(frame.connection, round_store.at_table(values))
+            at = after_the_lock(frame.connection, round_store.at_table(values))
             moment = now()
-            played = table_play.bet(at, _loaded(frame.connection, at), frame.caller.user_id,
+            played = table_play.bet(at, loaded_of(frame.connection, at), frame.caller.user_id,
                                     placed, moment)
             if played.opened:
                 round_writes.open_round(frame.connection, played)
@@ -74,14 +74,14 @@ def bet(found: Services, token: str, table_id: int, placed: Wagers,
             _set_balances(frame.connection, played, balances, at.balance)
             batch = Batch()
             joined = round_writes.write(batch, played, moment)
-            names = _names(frame.connection, at, played, frame.caller.username)
-            fresh = _fresh(found, frame.connection, batch, seen, at, played, names)
-            frame.answer(201, _view(played, frame.caller.user_id, names, fresh), batch)
+            names = names_of(frame.connection, at, played, frame.caller.username)
+            fresh = fresh_state(found, frame.connection, batch, seen, at, played, names)
+            frame.answer(201, answer_view(played, frame.caller.user_id, names, fresh), batch)
             if played.new_seat is not None and joined is not None:
                 played.new_seat.id = joined.values[0]
             done = played, fresh
     if done is not None:
-        _show(found, *done)
+        show_change(found, *done)
     assert attempts.answer is not None
     return attempts.answer
 
@@ -101,8 +101,8 @@ def decide(found: Services, token: str, round_id: int, decision: dict[str, objec
                 break
             at = round_store.at_table(values)
             seen = found.hub.stamp(at.table.id)  # locked: nobody changes it now
-            at = _after_the_lock(frame.connection, at, round_id)
-            loaded = _loaded(frame.connection, at)
+            at = after_the_lock(frame.connection, at, round_id)
+            loaded = loaded_of(frame.connection, at)
             assert loaded is not None  # a round is never deleted
             moment = now()
             played = table_play.decide(at.table, loaded, frame.caller.user_id, kind,
@@ -112,12 +112,12 @@ def decide(found: Services, token: str, round_id: int, decision: dict[str, objec
             _set_balances(frame.connection, played, balances, at.balance)
             batch = Batch()
             round_writes.write(batch, played, moment)
-            names = _names(frame.connection, at, played, frame.caller.username)
-            fresh = _fresh(found, frame.connection, batch, seen, at, played, names)
-            frame.answer(200, _view(played, frame.caller.user_id, names, fresh), batch)
+            names = names_of(frame.connection, at, played, frame.caller.username)
+            fresh = fresh_state(found, frame.connection, batch, seen, at, played, names)
+            frame.answer(200, answer_view(played, frame.caller.user_id, names, fresh), batch)
             done = played, fresh
     if done is not None:
-        _show(found, *done)
+        show_change(found, *done)
     assert attempts.answer is not None
     return attempts.answer
 
@@ -142,11 +142,11 @@ def run_timer(found: Services, round_id: int) -> int | None:
             return None  # not due, or another worker is at this table now
         at = round_store.at_table(row._asdict())
         seen = found.hub.stamp(at.table.id)
-        at = _after_the_lock(connection, at, round_id)
+        at = after_the_lock(connection, at, round_id)
         if (at.round is None or at.round.deadline is None
                 or aware(at.round.deadline) > now()):
             return None  # moved by the lock's holder meanwhile
-        loaded = _loaded(connection, at)
+        loaded = loaded_of(connection, at)
         assert loaded is not None
         moment = now()
         played = table_play.timer(at.table, loaded, moment)
@@ -156,16 +156,16 @@ def run_timer(found: Services, round_id: int) -> int | None:
         _set_balances(connection, played, balances, None)
         batch = Batch()
         round_writes.write(batch, played, moment)
-        fresh = _fresh(found, connection, batch, seen, at, played,
-                       _names(connection, at, played, None), told=False)
+        fresh = fresh_state(found, connection, batch, seen, at, played,
+                       names_of(connection, at, played, None), told=False)
         batch.run(connection)
-    _show(found, played, fresh)
+    show_change(found, played, fresh)
     return at.table.id
 
 
 # --- the steps they share ---------------------------------------------------------------------
 
-def _after_the_lock(connection: Connection, at: AtTable, round_id: int | None = None
+def after_the_lock(connection: Connection, at: AtTable, round_id: int | None = None
                     ) -> AtTable:
     """A shared table's round read again now that the table's lock is held, with its
     seats and who sits at the table (see :func:`round_store.shared_round`)."""
@@ -174,7 +174,7 @@ def _after_the_lock(connection: Connection, at: AtTable, round_id: int | None = 
     return round_store.shared_round(connection, at, round_id)
 
 
-def _loaded(connection: Connection, at: AtTable) -> LoadedRound | None:
+def loaded_of(connection: Connection, at: AtTable) -> LoadedRound | None:
     if at.round is None:
         return None
     return round_store.loaded_round(connection, at.round, list(at.seats), at.table.shared,
@@ -215,7 +215,7 @@ _NAMES_OF = select(_USERS.c.id, _USERS.c.username).where(
     _USERS.c.id.in_(bindparam("user_ids", expanding=True)))
 
 
-def _names(connection: Connection, at: AtTable, played: Played, caller: str | None
+def names_of(connection: Connection, at: AtTable, played: Played, caller: str | None
            ) -> dict[int, str]:
     """The names of the round's players: at a private table the caller's; at a shared
     one those seated, and any who left the table since they bet read once."""
@@ -230,7 +230,7 @@ def _names(connection: Connection, at: AtTable, played: Played, caller: str | No
     return names
 
 
-def _fresh(found: Services, connection: Connection, batch: Batch, seen: int, at: AtTable,
+def fresh_state(found: Services, connection: Connection, batch: Batch, seen: int, at: AtTable,
            played: Played, names: dict[int, str], told: bool = True) -> Fresh | None:
     """The table's new state for its watchers. A private table's only if anyone is to
     be shown it (a watcher in this worker, or on SQLite another worker): its next
@@ -253,14 +253,14 @@ def _fresh(found: Services, connection: Connection, batch: Batch, seen: int, at:
     return fresh
 
 
-def _view(played: Played, user_id: int, names: dict[int, str], fresh: Fresh | None
+def answer_view(played: Played, user_id: int, names: dict[int, str], fresh: Fresh | None
           ) -> dict[str, object]:
     """The caller's answer: the round as they may see it, made of the parts the table's
     watchers are shown when they are shown it."""
     return view_of(played.loaded, user_id, names, None if fresh is None else fresh.state)
 
 
-def _show(found: Services, played: Played, fresh: Fresh | None) -> None:
+def show_change(found: Services, played: Played, fresh: Fresh | None) -> None:
     """After the commit: a settled round goes to the worker's recorder of the pit's
     figures and is counted, and the table's watchers are shown its new state."""
     loaded = played.loaded

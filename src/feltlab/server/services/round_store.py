@@ -235,13 +235,18 @@ def at_the_table(joined: Join) -> Join:
     return joined.join(_TABLES, _TABLES.c.id == bindparam("table_id"))
 
 
-def round_and_my_seat(joined: Join) -> Join:
+def round_and_seat(joined: Join) -> Join:
+    """The round, the caller's seat in it and its table."""
     return (joined.join(_SEATS, and_(_SEATS.c.round_id == bindparam("round_id"),
                                      _SEATS.c.user_id == _USERS.c.id))
             .join(_ROUNDS, _ROUNDS.c.id == _SEATS.c.round_id)
-            .join(_TABLES, _TABLES.c.id == _ROUNDS.c.table_id)
-            .join(_WALLETS, and_(_WALLETS.c.user_id == _USERS.c.id,
-                                 _WALLETS.c.currency == _ROUNDS.c.currency)))
+            .join(_TABLES, _TABLES.c.id == _ROUNDS.c.table_id))
+
+
+def round_and_my_seat(joined: Join) -> Join:
+    """:func:`round_and_seat` and the caller's wallet in the round's currency."""
+    return round_and_seat(joined).join(_WALLETS, and_(
+        _WALLETS.c.user_id == _USERS.c.id, _WALLETS.c.currency == _ROUNDS.c.currency))
 
 
 BET_COLUMNS: Final = (*TABLE_COLUMNS, _UNFINISHED.label("unfinished"), _LAST_SEED,
@@ -254,6 +259,9 @@ ACT_COLUMNS: Final = (*TABLE_COLUMNS, *ROUND_COLUMNS, *SEAT_COLUMNS,
                       _WALLETS.c.balance.label("balance"))
 """What a decision reads with the caller (:func:`round_and_my_seat` joins it): the table,
 the round with its log, the caller's seat in it and their balance in its currency."""
+SEATED_COLUMNS: Final = (*TABLE_COLUMNS, *ROUND_COLUMNS, *SEAT_COLUMNS)
+"""What an operator's decision reads with the caller (:func:`round_and_seat`): its money
+is in the operator's wallet, not feltlab's."""
 TABLE_ID: Final = _TABLES.c.id
 LOCKED: Final = _TABLES
 """The row a money request locks first, as every path that changes a round does (no

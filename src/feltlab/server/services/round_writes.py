@@ -55,6 +55,13 @@ def open_round(connection: Connection, played: Played) -> None:
         seat.round_id = record.id
 
 
+def reserve(connection: Connection, record: Round) -> int:
+    """Insert a round waiting for its stake (:func:`table_play.waiting_round`); its id."""
+    record.id = int(_NEW_ROUND.scalar(connection, {
+        name: getattr(record, name) for name in ROUND_NAMES if name != "id"}))
+    return record.id
+
+
 def write(batch: Batch, played: Played, moment: datetime) -> Deferred | None:
     """The round's changes as the request's last writes (see the module's text); the
     insert of the seat that joined, whose id it answers once the batch has run."""

@@ -41,6 +41,7 @@ from feltlab.server.models import GameTable, Round, RoundSeat, detached
 from feltlab.server.services.ledger import Move
 from feltlab.server.services.round_store import (
     EMPTY_LOG,
+    ROUND_NAMES,
     AtTable,
     LoadedRound,
     cached_deck,
@@ -107,7 +108,7 @@ def bet(found: AtTable, current: LoadedRound | None, user_id: int, placed: Wager
         # a bet that waited for this table's lock reads the rows as they were before it
         # on PostgreSQL: a round opened meanwhile is caught by the database (one
         # unfinished round a table, a seed used once) and the bet runs again
-        if found.unfinished is not None:
+        if found.unfinished is not None and not waiting_for_stake(current):
             raise Conflict(f"round {found.unfinished} at this table is not finished")
         seat_number, sitting = 1, {user_id}
     opened = current is None
@@ -115,6 +116,11 @@ def bet(found: AtTable, current: LoadedRound | None, user_id: int, placed: Wager
         loaded = _open(table, found, placed.client_seed, moment)
     elif table.shared and current.state.phase is Phase.WAGERS:
         loaded = current
+    elif waiting_for_stake(current):
+        loaded = current
+        loaded.record.client_seed = placed.client_seed  # the bet's own, as at a new round
+        loaded.state = HandState(loaded.rules, cached_deck(loaded.record.server_seed,
+                                                           placed.client_seed))
     else:
         raise Conflict(f"round {current.record.id} at this table is not finished"
                        if not table.shared else
@@ -139,6 +145,23 @@ def bet(found: AtTable, current: LoadedRound | None, user_id: int, placed: Wager
     _advance(played, moment)
     played.moves = _moves(played, {user_id: stake})
     return played
+
+
+def waiting_for_stake(current: LoadedRound | None) -> bool:
+    """Whether ``current`` is a private round opened for a stake its wallet has not
+    taken yet (an operator's: :mod:`feltlab.server.services.operator_play`): no seat, no
+    action. The next bet at the table goes into it."""
+    return (current is not None and not current.shared and not current.seats
+            and current.state.phase is Phase.WAGERS and not current.state.log)
+
+
+def waiting_round(played: Played) -> Round:
+    """The round ``played`` opened, as it is before its stake is taken: its seeds and
+    times, no action, no seat (see :func:`waiting_for_stake`)."""
+    values = {name: getattr(played.loaded.record, name) for name in ROUND_NAMES}
+    return detached(Round, values | {"phase": Phase.WAGERS.value, "log": EMPTY_LOG,
+                                     "deadline": None, "completed_at": None,
+                                     "figures_pending": False})
 
 
 def _open(table: GameTable, found: AtTable, client_seed: str, moment: datetime

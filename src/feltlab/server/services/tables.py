@@ -26,18 +26,23 @@ _SEATED = (select(_SEATS.c.seat, _USERS.c.username)
            .join(_USERS, _USERS.c.id == _SEATS.c.user_id)
            .where(_SEATS.c.table_id == bindparam("table_id")).order_by(_SEATS.c.seat))
 _ROUNDS = table_of(Round)
-_NEWEST_SEED = (select(_ROUNDS.c.server_seed).where(_ROUNDS.c.table_id == bindparam("table_id"))
+_NEWEST_SEED = (select(_ROUNDS.c.server_seed, _ROUNDS.c.phase)
+                .where(_ROUNDS.c.table_id == bindparam("table_id"))
                 .order_by(_ROUNDS.c.id.desc()).limit(1))
 
 
 def next_commitment(session: Session, table: GameTable) -> str | None:
     """The commitment of a private table's next seed, derived from its seed key and its
     newest round's seed (shown to its owner alone); None for a shared table, or one
-    from before seed keys."""
+    from before seed keys. A round waiting for its stake (an operator's wallet refused
+    it, or has not answered) deals the next bet with its own seed."""
     if table.shared or not table.seed_key:
         return None
-    previous = session.execute(_NEWEST_SEED, {"table_id": table.id}).scalar()
-    return commitment(next_seed(table.seed_key, previous))
+    newest = session.execute(_NEWEST_SEED, {"table_id": table.id}).first()
+    if newest is not None and newest.phase == "wagers":
+        return commitment(newest.server_seed)
+    return commitment(next_seed(table.seed_key, None if newest is None
+                                else newest.server_seed))
 
 
 def visible_table(session: Session, table_id: int, caller: Caller) -> GameTable:

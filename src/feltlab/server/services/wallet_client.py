@@ -100,10 +100,12 @@ class OperatorWallet:
     accepted: tuple[str, ...] = field(repr=False)
 
 
-def wallet_of(engine: Engine, operator_id: str) -> OperatorWallet:
-    """The operator's wallet from the registry (refused if the operator is disabled)."""
+def wallet_of(engine: Engine, operator_id: str, even_disabled: bool = False
+              ) -> OperatorWallet:
+    """The operator's wallet from the registry (refused if the operator is disabled,
+    unless ``even_disabled``: what feltlab owes a disabled operator is still paid)."""
     view = get_operator(engine, operator_id)
-    keys = credentials(engine, operator_id)
+    keys = credentials(engine, operator_id, even_disabled=even_disabled)
     return OperatorWallet(view.id, view.wallet_url, view.timeout_seconds, keys.secret,
                           keys.accepted)
 

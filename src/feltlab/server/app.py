@@ -47,6 +47,7 @@ from feltlab.server.services.ledger_check import LedgerWatch, last_check
 from feltlab.server.services.outbox import OutboxSettings, OutboxWorker
 from feltlab.server.services.reports import read_alert_counts
 from feltlab.server.services.statements import database_name
+from feltlab.server.services.wallet_client import ClientSettings, WalletClient
 from feltlab.server.settings import Settings
 from feltlab.server.timers import Ticker
 
@@ -100,6 +101,8 @@ def create_app(settings: Settings, *, timers: bool = True) -> FastAPI:
     warm = settings.warm
     faults.configure(settings.crash_after_events, settings.crash_after_commits)
     found = open_services(settings.database_url, settings.auth)
+    found.wallets = WalletClient(ClientSettings(
+        rollback_grace_seconds=settings.wallet_rollback_grace_seconds))
     rulesets.install(found)
 
     @asynccontextmanager

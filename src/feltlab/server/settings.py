@@ -4,7 +4,7 @@ This is the only module of :mod:`feltlab.server` that reads the environment
 (:func:`from_environment`); everything else is handed the settings object. Each setting
 keeps its environment variable:
 
-======================================  ==================================================
+=========================================  ===============================================
 ``FELTLAB_DATABASE_URL``                :attr:`Settings.database_url` (default: SQLite in the
                                         user's data folder)
 ``FELTLAB_TOKEN_IDLE_MINUTES``          :attr:`AuthSettings.idle_minutes`
@@ -20,7 +20,8 @@ keeps its environment variable:
 ``FELTLAB_WALLET_RETRY_FIRST_SECONDS``  :attr:`Settings.wallet_retry_first_seconds`
 ``FELTLAB_WALLET_RETRY_MAX_SECONDS``    :attr:`Settings.wallet_retry_max_seconds`
 ``FELTLAB_WALLET_GIVE_UP_HOURS``        :attr:`Settings.wallet_give_up_hours`
-======================================  ==================================================
+``FELTLAB_WALLET_ROLLBACK_GRACE_SECONDS``  :attr:`Settings.wallet_rollback_grace_seconds`
+=========================================  ===============================================
 
 An empty variable is the same as an unset one; a value that is not what the setting
 takes is a :class:`SettingsError` naming the variable.
@@ -64,6 +65,7 @@ LEDGER_CHECK_MINUTES: Final = "FELTLAB_LEDGER_CHECK_MINUTES"
 WALLET_RETRY_FIRST: Final = "FELTLAB_WALLET_RETRY_FIRST_SECONDS"
 WALLET_RETRY_MAX: Final = "FELTLAB_WALLET_RETRY_MAX_SECONDS"
 WALLET_GIVE_UP_HOURS: Final = "FELTLAB_WALLET_GIVE_UP_HOURS"
+WALLET_ROLLBACK_GRACE: Final = "FELTLAB_WALLET_ROLLBACK_GRACE_SECONDS"
 
 
 class SettingsError(ValueError):
@@ -96,6 +98,9 @@ class Settings:
     """...up to this."""
     wallet_give_up_hours: float = 24.0
     """Hours of retries before a call is flagged on the console and tried no more."""
+    wallet_rollback_grace_seconds: float = 10.0
+    """How long after an operator's bet call must have ended (its timeout) the rollback
+    queued behind it falls due, if the request never recorded the answer (it crashed)."""
     warm: bool = False
     """A ``feltlab serve`` worker: warm the designer's compiled kernels in the background at
     start and settle the heap (:func:`feltlab.server.app.settle_heap`)."""
@@ -178,7 +183,8 @@ def from_environment(environ: Mapping[str, str] | None = None) -> Settings:
                     ledger_check_minutes=minutes(LEDGER_CHECK_MINUTES, 60.0),
                     wallet_retry_first_seconds=positive(WALLET_RETRY_FIRST, 2.0),
                     wallet_retry_max_seconds=positive(WALLET_RETRY_MAX, 30.0),
-                    wallet_give_up_hours=positive(WALLET_GIVE_UP_HOURS, 24.0))
+                    wallet_give_up_hours=positive(WALLET_GIVE_UP_HOURS, 24.0),
+                    wallet_rollback_grace_seconds=positive(WALLET_ROLLBACK_GRACE, 10.0))
 
 
 def proxies(text: str) -> tuple[str, ...]:

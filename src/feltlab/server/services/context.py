@@ -179,6 +179,7 @@ class Services:
         (at shutdown)."""
         self.recorder.stop()
         self.metrics.save()
+        self.wallets.close()
         self.engine.dispose()
         if self.reader_engine is not None:
             self.reader_engine.dispose()

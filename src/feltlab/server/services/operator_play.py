@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Final, NamedTuple
+from typing import NamedTuple
 
 from sqlalchemy import Connection, bindparam, delete, select, update
 
@@ -49,10 +49,6 @@ from feltlab.server.services.statements import Batch, Prepared
 from feltlab.server.services.table_play import Played, Wagers
 from feltlab.server.services.wallet_client import Applied, OperatorWallet, Outcome, Refused
 from feltlab.server.views import Fresh
-
-ROLLBACK_GRACE_SECONDS: Final = 30.0
-"""How long after its wallet call must have ended a held bet's rollback falls due: the
-request records the call's answer well before, unless it crashed."""
 
 _BET_READ = first_read(*round_store.BET_COLUMNS, joined=round_store.at_the_table,
                        table_id=round_store.TABLE_ID, locked=round_store.LOCKED)
@@ -176,7 +172,8 @@ def _hold_bet(found: Services, token: str, table_id: int, placed: Wagers,
             played = table_play.bet(at, current, frame.caller.user_id, placed, now())
             round_id = (round_writes.reserve(frame.connection, table_play.waiting_round(played))
                         if current is None else current.record.id)
-            held = _hold(frame.connection, at_operator, round_id, _stake(played, frame))
+            held = _hold(found, frame.connection, at_operator, round_id,
+                         _stake(played, frame))
             frame.keep(Batch())
     if attempts.answer is not HELD or held is None:
         assert attempts.answer is not None
@@ -260,7 +257,7 @@ def _hold_decision(found: Services, token: str, round_id: int, kind: str,
             if stake == 0:
                 done = played, _commit(found, frame, at, seen, played, at_operator, 200)
                 continue
-            held = _hold(frame.connection, at_operator, round_id, stake)
+            held = _hold(found, frame.connection, at_operator, round_id, stake)
             frame.keep(Batch())
     if done is not None:
         play.show_change(found, *done)
@@ -329,8 +326,12 @@ def _refuse_if_held(connection: Connection, round_id: int) -> None:
                        "try again in a moment")
 
 
-def _hold(connection: Connection, at_operator: Seated, round_id: int, stake: int) -> Held:
-    """The stake's bet, held for this request to send, and its rollback behind it."""
+def _hold(found: Services, connection: Connection, at_operator: Seated, round_id: int,
+          stake: int) -> Held:
+    """The stake's bet, held for this request to send, and its rollback behind it: due
+    once the call must have ended and a grace after (the request records the answer
+    well before, unless it crashed; and if it is late, it finds the rollback claimed and
+    lets it go ahead)."""
     moment = now()
     wallet = at_operator.wallet
     amount = stake * at_operator.chip_value
@@ -338,7 +339,9 @@ def _hold(connection: Connection, at_operator: Seated, round_id: int, stake: int
         connection, operator_id=wallet.operator_id, player=at_operator.player,
         session=at_operator.session, currency=at_operator.currency, kind="bet",
         amount=amount, round_id=round_id, rules=at_operator.rules_id, now=moment, held=True)
-    due = moment + timedelta(seconds=wallet.timeout_seconds + ROLLBACK_GRACE_SECONDS)
+    client = found.wallets.settings
+    due = moment + timedelta(seconds=wallet.timeout_seconds + client.slot_wait_seconds
+                             + client.rollback_grace_seconds)
     rollback_id = outbox.queue_call(
         connection, operator_id=wallet.operator_id, player=at_operator.player,
         session=at_operator.session, currency=at_operator.currency, kind="rollback",

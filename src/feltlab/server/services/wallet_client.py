@@ -59,6 +59,9 @@ class ClientSettings:
     """Unclear outcomes in a row that open an operator's circuit."""
     breaker_cooldown_seconds: float = 10.0
     """How long an open circuit fails calls at once before a trial call goes through."""
+    rollback_grace_seconds: float = 10.0
+    """How long after a bet's call must have ended (its timeout) the rollback queued
+    behind it falls due, unless the request recorded the answer first (it crashed)."""
 
 
 @dataclass(frozen=True)

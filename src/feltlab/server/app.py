@@ -99,7 +99,8 @@ def create_app(settings: Settings, *, timers: bool = True) -> FastAPI:
     and settles its heap (:func:`settle_heap`: once a process, as it freezes what is
     alive)."""
     warm = settings.warm
-    faults.configure(settings.crash_after_events, settings.crash_after_commits)
+    faults.configure(settings.crash_after_events, settings.crash_after_commits,
+                     settings.crash_after_wallet_calls)
     found = open_services(settings.database_url, settings.auth)
     found.wallets = WalletClient(ClientSettings(
         rollback_grace_seconds=settings.wallet_rollback_grace_seconds))

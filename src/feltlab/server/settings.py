@@ -15,6 +15,7 @@ keeps its environment variable:
 ``FELTLAB_REQUEST_LOG_EVERY``           :attr:`Settings.request_log_every`
 ``FELTLAB_CRASH_AFTER_EVENTS``          :attr:`Settings.crash_after_events` (tests only)
 ``FELTLAB_CRASH_AFTER_COMMITS``         :attr:`Settings.crash_after_commits` (tests only)
+``FELTLAB_CRASH_AFTER_WALLET_CALLS``    :attr:`Settings.crash_after_wallet_calls` (tests only)
 ``FELTLAB_OPENTELEMETRY``               :attr:`Settings.opentelemetry` (``1`` on, ``0`` off)
 ``FELTLAB_LEDGER_CHECK_MINUTES``        :attr:`Settings.ledger_check_minutes`
 ``FELTLAB_WALLET_RETRY_FIRST_SECONDS``  :attr:`Settings.wallet_retry_first_seconds`
@@ -60,6 +61,7 @@ METRICS_TOKEN: Final = "FELTLAB_METRICS_TOKEN"
 REQUEST_LOG_EVERY: Final = "FELTLAB_REQUEST_LOG_EVERY"
 CRASH_AFTER_EVENTS: Final = "FELTLAB_CRASH_AFTER_EVENTS"
 CRASH_AFTER_COMMITS: Final = "FELTLAB_CRASH_AFTER_COMMITS"
+CRASH_AFTER_WALLET_CALLS: Final = "FELTLAB_CRASH_AFTER_WALLET_CALLS"
 OPENTELEMETRY: Final = "FELTLAB_OPENTELEMETRY"
 LEDGER_CHECK_MINUTES: Final = "FELTLAB_LEDGER_CHECK_MINUTES"
 WALLET_RETRY_FIRST: Final = "FELTLAB_WALLET_RETRY_FIRST_SECONDS"
@@ -87,6 +89,9 @@ class Settings:
     """Fault injection: SIGKILL right after this process's N-th round event (0: never)."""
     crash_after_commits: int = 0
     """Fault injection: SIGKILL right after this process's N-th money commit (0: never)."""
+    crash_after_wallet_calls: int = 0
+    """Fault injection: SIGKILL right after this process's N-th answered operator's bet
+    call, before its answer is recorded (0: never)."""
     opentelemetry: bool = False
     """FastAPI's OpenTelemetry spans, metrics and logs."""
     ledger_check_minutes: float = 60.0
@@ -179,6 +184,7 @@ def from_environment(environ: Mapping[str, str] | None = None) -> Settings:
                     request_log_every=whole(REQUEST_LOG_EVERY, LOG_EVERY, 1),
                     crash_after_events=whole(CRASH_AFTER_EVENTS, 0, 0),
                     crash_after_commits=whole(CRASH_AFTER_COMMITS, 0, 0),
+                    crash_after_wallet_calls=whole(CRASH_AFTER_WALLET_CALLS, 0, 0),
                     opentelemetry=switch(OPENTELEMETRY),
                     ledger_check_minutes=minutes(LEDGER_CHECK_MINUTES, 60.0),
                     wallet_retry_first_seconds=positive(WALLET_RETRY_FIRST, 2.0),

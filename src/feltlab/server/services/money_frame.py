@@ -251,7 +251,7 @@ class Frame:
         if error is None:
             if self._ready is None:
                 raise RuntimeError("a money request ended without an answer")
-            if not self.replayed and self._ready is not HELD:
+            if not self.replayed:
                 faults.request_committed()
             self._attempts.answer = self._ready
             return False

@@ -35,6 +35,7 @@ from typing import NamedTuple
 
 from sqlalchemy import Connection, bindparam, delete, select, update
 
+from feltlab.server import faults
 from feltlab.server.auth import token_digest
 from feltlab.server.clock import aware, now
 from feltlab.server.errors import Conflict, Forbidden, not_found
@@ -153,6 +154,7 @@ def bet(found: Services, token: str, table_id: int, placed: Wagers,
     outcome = found.wallets.bet(at_operator.wallet, held.bet_id, at_operator.player,
                                 at_operator.currency, held.amount, str(held.round_id),
                                 at_operator.session, at_operator.rules_id)
+    faults.wallet_answered()
     return _settle_bet(found, token, table_id, placed, request, at_operator, held, outcome)
 
 
@@ -230,6 +232,7 @@ def decide(found: Services, token: str, round_id: int, decision: dict[str, objec
     outcome = found.wallets.bet(at_operator.wallet, held.bet_id, at_operator.player,
                                 at_operator.currency, held.amount, str(round_id),
                                 at_operator.session, at_operator.rules_id)
+    faults.wallet_answered()
     return _settle_decision(found, token, round_id, kind, wanted, request, at_operator,
                             held, outcome)
 

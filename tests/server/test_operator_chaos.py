@@ -30,9 +30,9 @@ from feltlab.server.migrate import upgrade
 from feltlab.server.models import GameTable, Round, RoundSeat
 from feltlab.server.services.database import make_engine, normalise_url
 from feltlab.server.signatures import HEADER, sign, verify
+from server.helpers import assert_books_balance
 from server.live_server import LiveServer
 from server.operators_helpers import register, wallet_calls
-from server.helpers import assert_books_balance
 from server.wallet_process import SECRET, WalletProcess
 
 START = 100_000

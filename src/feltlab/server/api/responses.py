@@ -172,6 +172,15 @@ class OtherSeat(Answer):
     """Their net result, once the round is complete."""
 
 
+class RoundWalletTransaction(Answer):
+    """One of an operator's round's calls to its wallet (amount in minor units)."""
+
+    transaction_id: str
+    kind: Literal["bet", "win", "rollback"]
+    amount: int
+    state: Literal["pending", "acknowledged", "refused", "rolled_back"]
+
+
 class RoundView(Answer):
     """A round as the caller may see it: no hidden card before its reveal."""
 
@@ -203,6 +212,9 @@ class RoundView(Answer):
     """The other seats, when there are any (or the caller has no seat)."""
     seed: str | None = None
     """Complete rounds: the server seed, which hashes to ``commitment``."""
+    wallet_transactions: list[RoundWalletTransaction] | None = None
+    """An operator's round, read (not a money request's answer): its calls to the
+    operator's wallet, oldest first, and their states."""
     completed_at: str | None = None
     results: dict[str, int] | None = None
     """Complete rounds with a seat: each wager's net result."""

@@ -11,8 +11,10 @@ from sqlalchemy import Connection, bindparam, func, select
 from feltlab.server.auth import Caller
 from feltlab.server.errors import not_found
 from feltlab.server.models import GameTable, Round, RoundSeat, User, table_of
+from feltlab.server.operator_models import WalletTransaction
 from feltlab.server.services.accounts import check_token, note_use
 from feltlab.server.services.context import Services
+from feltlab.server.services.ledger import CURRENCIES
 from feltlab.server.services.round_store import (
     ROUND_COLUMNS,
     TABLE_COLUMNS,
@@ -59,10 +61,23 @@ def usernames(connection: Connection, loaded: LoadedRound) -> dict[int, str]:
             if (database, user_id) in _USERNAMES}
 
 
+_CALLS = table_of(WalletTransaction)
+_CALLS_OF = (select(_CALLS.c.transaction_id, _CALLS.c.kind, _CALLS.c.amount, _CALLS.c.state)
+             .where(_CALLS.c.round_id == bindparam("round_id")).order_by(_CALLS.c.id))
+
+
 def round_view(connection: Connection, loaded: LoadedRound, user_id: int) -> dict[str, Any]:
-    """The round as ``user_id`` may see it: no hidden card before its reveal."""
+    """The round as ``user_id`` may see it: no hidden card before its reveal. An
+    operator's round (its money in the operator's wallet) lists its wallet transactions
+    and their states."""
     names = usernames(connection, loaded) if needs_names(loaded, user_id) else {}
-    return view_of(loaded, user_id, names)
+    view = view_of(loaded, user_id, names)
+    if loaded.record.currency not in CURRENCIES:
+        view["wallet_transactions"] = [
+            {"transaction_id": tid, "kind": kind, "amount": amount, "state": state}
+            for tid, kind, amount, state in connection.execute(
+                _CALLS_OF, {"round_id": loaded.record.id})]
+    return view
 
 
 def read_round_view(found: Services, token: str, round_id: int) -> dict[str, Any]:

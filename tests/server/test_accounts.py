@@ -144,10 +144,12 @@ def test_bad_registrations_refused(client: TestClient, body: object) -> None:
 
 
 def test_no_unauthenticated_money_route(client: TestClient) -> None:
-    """Every /api/v1 route that changes anything, bar registration and login, needs a
-    signed-in caller."""
+    """Every /api/v1 route that changes anything, bar registration, login and the
+    framed page's trade of its one-time launch code (which is its credential), needs a
+    signed-in caller (or an operator's signature)."""
     open_routes = {("POST", "/api/v1/accounts"), ("POST", "/api/v1/login"),
-                   ("GET", "/api/v1/rules"), ("GET", "/api/v1/rules/{rules_id}")}
+                   ("GET", "/api/v1/rules"), ("GET", "/api/v1/rules/{rules_id}"),
+                   ("POST", "/api/v1/operator/launch")}
     for path, methods in client.get("/openapi.json").json()["paths"].items():
         for method in methods:
             if (method.upper(), path) in open_routes or not path.startswith("/api/v1"):

@@ -11,7 +11,6 @@ import time
 import uuid
 from collections.abc import Callable, Iterator
 
-import httpx
 import orjson
 import pytest
 
@@ -25,11 +24,12 @@ from feltlab.server.services.wallet_client import (
     ClientSettings,
     OperatorWallet,
     Refused,
+    Reply,
     Unclear,
     WalletClient,
     wallet_of,
 )
-from feltlab.server.signatures import HEADER, sign
+from feltlab.server.signatures import sign
 from server.wallet_process import SECRET, WalletProcess, wallet_process, wallet_server
 
 __all__ = ["wallet_process", "wallet_server"]  # fixtures, used by name
@@ -110,18 +110,22 @@ def test_every_fault_is_unclear(wallet_server: WalletProcess, client: WalletClie
     assert bet(client, wallet, name) == Applied(99_000 if committed else 99_500)
 
 
-def stand_in(answer: Callable[[httpx.Request], httpx.Response]) -> WalletClient:
-    return WalletClient(ClientSettings(), transport=httpx.MockTransport(answer))
+Sent = tuple[str, bytes]
+"""What a stand-in network saw: the URL and the raw body."""
 
 
-Answer = Callable[[], httpx.Response]
+def stand_in(answer: Callable[[Sent], Reply]) -> WalletClient:
+    return WalletClient(ClientSettings(), send=lambda url, body, headers, timeout: answer(
+        (url, body)))
+
+
+Answer = Callable[[], Reply]
 
 
 def signed(body: bytes, status: int = 200, ago: int = 0, secret: str = SECRET) -> Answer:
     """An answer signed ``ago`` seconds before it is made (at the test's run, not its
     collection, which may be minutes earlier)."""
-    return lambda: httpx.Response(status, content=body, headers={
-        HEADER: sign(secret, body, int(time.time()) - ago)})
+    return lambda: Reply(status, body, sign(secret, body, int(time.time()) - ago))
 
 
 @pytest.mark.parametrize(("answer", "expected"), [
@@ -130,7 +134,7 @@ def signed(body: bytes, status: int = 200, ago: int = 0, secret: str = SECRET) -
      Refused("SESSION_EXPIRED", 5)),
     (signed(b'{"error":"LIMIT_EXCEEDED"}'), Refused("LIMIT_EXCEEDED", None)),
     (signed(b'{"balance":5}', ago=1000), "stale"),
-    (lambda: httpx.Response(200, content=b'{"balance":5}'), "missing"),
+    (lambda: Reply(200, b'{"balance":5}', None), "missing"),
     (signed(b'{"balance":5}', secret="x" * 32), "no secret matches"),
     (signed(b'{"balance":'), "malformed JSON"),
     (signed(b'{"balance":true}'), "no balance"),
@@ -141,9 +145,9 @@ def signed(body: bytes, status: int = 200, ago: int = 0, secret: str = SECRET) -
 ], ids=["applied", "refused-403", "refused-no-balance", "stale", "unsigned", "wrong-secret",
         "malformed", "bool", "string", "400", "503", "302"])
 def test_answers_classified(answer: Answer, expected: object) -> None:
-    sent: list[httpx.Request] = []
+    sent: list[Sent] = []
 
-    def reply(request: httpx.Request) -> httpx.Response:
+    def reply(request: Sent) -> Reply:
         sent.append(request)
         return answer()
 
@@ -155,9 +159,9 @@ def test_answers_classified(answer: Answer, expected: object) -> None:
         assert isinstance(outcome, Unclear) and expected in outcome.reason, outcome
     else:
         assert outcome == expected
-    (request,) = sent
-    assert str(request.url) == "http://wallet.test/api/bet"
-    body = orjson.loads(request.content)
+    ((url, content),) = sent
+    assert url == "http://wallet.test/api/bet"
+    body = orjson.loads(content)
     assert len(body.pop("request_id")) == 32
     assert body == {"transaction_id": "fl-1", "player": "alice", "currency": "EUR",
                     "amount": 5, "round_id": "r1", "session": "s1", "rules": "rules"}
@@ -166,9 +170,9 @@ def test_answers_classified(answer: Answer, expected: object) -> None:
 def test_each_call_a_new_request_id_a_retry_the_same_transaction_id() -> None:
     bodies: list[dict[str, object]] = []
 
-    def reply(request: httpx.Request) -> httpx.Response:
-        bodies.append(orjson.loads(request.content))
-        return httpx.Response(500)
+    def reply(request: Sent) -> Reply:
+        bodies.append(orjson.loads(request[1]))
+        return Reply(500, b"", None)
 
     client, wallet = stand_in(reply), wallet_at("http://wallet.test")
     for _ in range(2):

@@ -64,6 +64,9 @@ class Services:
     live_locks: dict[tuple[int, int], asyncio.Lock] = field(default_factory=dict)
     rechecked: dict[int, float] = field(default_factory=dict)  # last safety-net re-read
     shared_tables: dict[int, bool] = field(default_factory=dict)  # a table's kind, by id
+    real_sessions: dict[str, bool] = field(default_factory=dict)
+    """Whether an operator's session (by its token's digest) plays real money: a
+    session's mode never changes."""
     recorder: Recorder = field(init=False)  # the pit's figures, written off the money path
     _writers: dict[int, anyio.CapacityLimiter] = field(default_factory=dict)
     wallets: WalletClient = field(default_factory=WalletClient)

@@ -36,7 +36,17 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Final
 
-from sqlalchemy import Connection, Engine, exists, false, insert, or_, select, update
+from sqlalchemy import (
+    Connection,
+    Engine,
+    bindparam,
+    exists,
+    false,
+    insert,
+    or_,
+    select,
+    update,
+)
 from sqlalchemy.engine import RowMapping
 
 from feltlab.server.clock import aware
@@ -46,6 +56,7 @@ from feltlab.server.models import table_of
 from feltlab.server.operator_models import WalletTransaction
 from feltlab.server.services import audit
 from feltlab.server.services.database import session_factory, transaction, write_connection
+from feltlab.server.services.statements import Prepared
 from feltlab.server.services.wallet_client import (
     Applied,
     OperatorWallet,
@@ -146,14 +157,33 @@ def queue_call(connection: Connection, *, operator_id: str, player: str, session
         raise ValueError("a rollback, and only a rollback, names the bet it rolls back")
     moment = now or clock_now()
     tid = transaction_id or new_transaction_id()
-    connection.execute(insert(_CALLS).values(
-        transaction_id=tid, operator_id=operator_id, player=player, session=session,
-        currency=currency, kind=kind, amount=amount, round_id=round_id,
-        bets=json.dumps(list(bets)), rolled_back=rolled_back, rules=rules, state=PENDING,
-        attempts=0, next_try_at=None if held else first_try_at or moment,
-        last_error=None, flagged=False,
-        created_at=moment, updated_at=moment))
+    _QUEUE.run(connection, {
+        "transaction_id": tid, "operator_id": operator_id, "player": player,
+        "session": session, "currency": currency, "kind": kind, "amount": amount,
+        "round_id": round_id, "bets": json.dumps(list(bets)), "rolled_back": rolled_back,
+        "rules": rules, "state": PENDING, "attempts": 0,
+        "next_try_at": None if held else first_try_at or moment, "last_error": None,
+        "flagged": False, "created_at": moment, "updated_at": moment})
     return tid
+
+
+_QUEUE = Prepared(insert(_CALLS))
+"""Built once: every stake an operator's player makes writes two rows."""
+
+
+_EARLIER = _CALLS.alias("earlier")
+_WAITS = exists().where(_EARLIER.c.round_id == _CALLS.c.round_id,
+                        _EARLIER.c.id < _CALLS.c.id, _EARLIER.c.state == PENDING,
+                        or_(_EARLIER.c.kind != "bet", _EARLIER.c.next_try_at.is_not(None)))
+_DUE = (select(_CALLS)
+        .where(_CALLS.c.state == PENDING, _CALLS.c.flagged == false(),
+               _CALLS.c.next_try_at <= bindparam("now"),
+               or_(_CALLS.c.kind == "bet", _CALLS.c.round_id.is_(None), ~_WAITS))
+        .order_by(_CALLS.c.next_try_at, _CALLS.c.id).limit(bindparam("limit")))
+_DUE_LOCKED = _DUE.with_for_update(skip_locked=True)
+_CLAIMED = (update(_CALLS).where(_CALLS.c.id.in_(bindparam("ids", expanding=True)))
+            .values(next_try_at=bindparam("until")))
+"""Built once: the worker asks them every tick."""
 
 
 def due(connection: Connection, now: datetime, limit: int, *, lock: bool = False
@@ -161,21 +191,11 @@ def due(connection: Connection, now: datetime, limit: int, *, lock: bool = False
     """Up to ``limit`` pending calls, not flagged, due by ``now``, soonest first; a win or
     a rollback only once no earlier call of its round is pending, but for a held bet
     (its request sends it, and the rollback behind it is what undoes it if the request
-    never recorded the answer). ``lock``: lock the rows
-    found, skipping rows another transaction has locked (PostgreSQL; SQLite's writers
-    run one at a time anyway)."""
-    earlier = _CALLS.alias("earlier")
-    waits = exists().where(earlier.c.round_id == _CALLS.c.round_id,
-                           earlier.c.id < _CALLS.c.id, earlier.c.state == PENDING,
-                           or_(earlier.c.kind != "bet", earlier.c.next_try_at.is_not(None)))
-    query = (select(_CALLS)
-             .where(_CALLS.c.state == PENDING, _CALLS.c.flagged == false(),
-                    _CALLS.c.next_try_at <= now,
-                    or_(_CALLS.c.kind == "bet", _CALLS.c.round_id.is_(None), ~waits))
-             .order_by(_CALLS.c.next_try_at, _CALLS.c.id).limit(limit))
-    if lock:
-        query = query.with_for_update(skip_locked=True)
-    return [_call_of(found) for found in connection.execute(query).mappings()]
+    never recorded the answer). ``lock``: lock the rows found, skipping rows another
+    transaction has locked (PostgreSQL; SQLite's writers run one at a time anyway)."""
+    query = _DUE_LOCKED if lock else _DUE
+    return [_call_of(found) for found in connection.execute(
+        query, {"now": now, "limit": limit}).mappings()]
 
 
 def claim(engine: Engine, now: datetime, settings: OutboxSettings) -> list[WalletCall]:
@@ -186,9 +206,9 @@ def claim(engine: Engine, now: datetime, settings: OutboxSettings) -> list[Walle
     with write_connection(engine) as connection:
         calls = due(connection, now, settings.batch, lock=True)
         if calls:
-            connection.execute(
-                update(_CALLS).where(_CALLS.c.id.in_([call.id for call in calls]))
-                .values(next_try_at=now + timedelta(seconds=settings.claim_seconds)))
+            connection.execute(_CLAIMED, {
+                "ids": [call.id for call in calls],
+                "until": now + timedelta(seconds=settings.claim_seconds)})
     return calls
 
 
@@ -204,10 +224,23 @@ def gap(attempts: int, settings: OutboxSettings) -> float:
     return min(doubled, settings.max_gap_seconds)
 
 
+_BY_TRANSACTION = select(_CALLS).where(_CALLS.c.transaction_id == bindparam("tid"))
+_LOCKED = _BY_TRANSACTION.with_for_update()
+_ROLLED_BACK = (update(_CALLS).where(
+    _CALLS.c.transaction_id == bindparam("bet_id"), _CALLS.c.kind == "bet",
+    _CALLS.c.state.in_([ACKNOWLEDGED, PENDING]))
+    .values(state=ROLLED_BACK, updated_at=bindparam("moment")))
+_TRIED = (update(_CALLS).where(_CALLS.c.id == bindparam("call_id")).values(
+    state=bindparam("new_state"), attempts=bindparam("new_attempts"),
+    next_try_at=bindparam("new_next_try_at"), last_error=bindparam("new_last_error"),
+    flagged=bindparam("new_flagged"), updated_at=bindparam("moment"))
+    .returning(*_CALLS.c))
+
+
 def find(connection: Connection, transaction_id: str) -> WalletCall | None:
     """The outbox's call with this transaction id, if any."""
-    found = connection.execute(select(_CALLS).where(
-        _CALLS.c.transaction_id == transaction_id)).mappings().one_or_none()
+    found = connection.execute(_BY_TRANSACTION, {"tid": transaction_id}
+                               ).mappings().one_or_none()
     return None if found is None else _call_of(found)
 
 
@@ -226,38 +259,33 @@ def record(engine: Engine, transaction_id: str, outcome: Outcome,
         call = _locked(connection, transaction_id)
         if call.state != PENDING:
             return call
-        changes: dict[str, object] = {"attempts": call.attempts + 1, "updated_at": moment}
+        tried = {"call_id": call.id, "new_state": PENDING, "new_attempts": call.attempts + 1,
+                 "new_next_try_at": None, "new_last_error": None, "new_flagged": False,
+                 "moment": moment}
         if isinstance(outcome, Applied):
-            changes |= {"state": ACKNOWLEDGED, "next_try_at": None, "last_error": None,
-                        "flagged": False}
+            tried["new_state"] = ACKNOWLEDGED
             if call.kind == "rollback" and call.rolled_back is not None:
-                connection.execute(update(_CALLS).where(
-                    _CALLS.c.transaction_id == call.rolled_back, _CALLS.c.kind == "bet",
-                    _CALLS.c.state.in_([ACKNOWLEDGED, PENDING])).values(state=ROLLED_BACK,
-                                                           updated_at=moment))
+                connection.execute(_ROLLED_BACK, {"bet_id": call.rolled_back,
+                                                  "moment": moment})
         elif not isinstance(outcome, Unclear) and call.kind == "bet":
-            changes |= {"state": REFUSED, "next_try_at": None, "last_error": outcome.error}
+            tried |= {"new_state": REFUSED, "new_last_error": outcome.error}
         else:
             error = (outcome.reason if isinstance(outcome, Unclear)
                      else f"refused: {outcome.error}")
-            changes["last_error"] = error
+            tried["new_last_error"] = error
             if (moment - call.created_at).total_seconds() >= settings.give_up_after_seconds:
-                changes |= {"flagged": True, "next_try_at": None}
+                tried["new_flagged"] = True
                 log.error("wallet call %s (%s, operator %s) unanswered since %s: flagged, "
                           "no more retries (%s)", call.transaction_id, call.kind,
                           call.operator_id, call.created_at.isoformat(), error)
             else:
-                changes["next_try_at"] = moment + timedelta(
+                tried["new_next_try_at"] = moment + timedelta(
                     seconds=gap(call.attempts + 1, settings))
-        connection.execute(update(_CALLS).where(_CALLS.c.id == call.id).values(**changes))
-        after = find(connection, transaction_id)
-        assert after is not None
-        return after
+        return _call_of(connection.execute(_TRIED, tried).mappings().one())
 
 
 def _locked(connection: Connection, transaction_id: str) -> WalletCall:
-    found = connection.execute(select(_CALLS).where(
-        _CALLS.c.transaction_id == transaction_id).with_for_update()).mappings().one_or_none()
+    found = connection.execute(_LOCKED, {"tid": transaction_id}).mappings().one_or_none()
     if found is None:
         raise NotFound(f"no wallet call has transaction id {transaction_id!r}")
     return _call_of(found)

@@ -192,6 +192,22 @@ def decide(table: GameTable, loaded: LoadedRound, user_id: int, kind: str,
            amount: int | None, moment: datetime) -> Played:
     """The caller's decision, checked by the engine (its stake debited), the round run
     on to the next decision or the end."""
+    seat, action, stake = checked_decision(loaded, user_id, kind, amount)
+    state = loaded.state
+    played = Played(table, loaded, False, len(state.log))
+    run_actions(state, [action])
+    if stake:
+        seat.staked += stake
+        played.changed.append(seat)
+    _advance(played, moment)
+    played.moves = _moves(played, {user_id: stake}, why=kind)
+    return played
+
+
+def checked_decision(loaded: LoadedRound, user_id: int, kind: str, amount: int | None
+                     ) -> tuple[RoundSeat, Action, int]:
+    """The caller's seat, the decision as the engine's action (checked: nothing is
+    applied) and the stake it costs."""
     seat = loaded.seat_of(user_id)
     if seat is None:
         raise not_found(f"round {loaded.record.id}")
@@ -206,15 +222,7 @@ def decide(table: GameTable, loaded: LoadedRound, user_id: int, kind: str,
         state.verify(action)
     except ActionError as error:
         raise Refused(str(error)) from None
-    stake = state.stake_of(action)
-    played = Played(table, loaded, False, len(state.log))
-    run_actions(state, [action])
-    if stake:
-        seat.staked += stake
-        played.changed.append(seat)
-    _advance(played, moment)
-    played.moves = _moves(played, {user_id: stake}, why=kind)
-    return played
+    return seat, action, state.stake_of(action)
 
 
 def timer(table: GameTable, loaded: LoadedRound, moment: datetime) -> Played | None:

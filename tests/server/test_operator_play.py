@@ -153,7 +153,8 @@ def test_demo_sessions_make_no_wallet_call(app_client: TestClient,
 def test_a_session_may_use_only_the_game_routes(app_client: TestClient) -> None:
     session = launch(app_client)["session"]
     for method, path in [("GET", "/api/v1/admin/players"), ("POST", "/api/v1/logout"),
-                         ("PUT", "/api/v1/me/limits"), ("GET", "/api/v1/admin/alerts"), ("POST", "/api/v1/tables/1/seats")]:
+                         ("PUT", "/api/v1/me/limits"), ("GET", "/api/v1/admin/alerts"),
+                         ("POST", "/api/v1/tables/1/seats")]:
         answer = app_client.request(method, path, headers=bearer(session), json={})
         assert answer.status_code == 403, (path, answer.text)
     assert app_client.get("/api/v1/me", headers=bearer(session)).status_code == 200

@@ -146,7 +146,9 @@ def _print_report(operator_id: str, first: date, last: date, days: list[DayFigur
 
 
 def register(app: typer.Typer) -> None:
-    """Add ``operator add|list|report|disable|enable|rotate`` to ``app``."""
+    """Add ``operator add|list|report|disable|enable|rotate|demo`` to ``app``."""
+    from feltlab.cli import operator_demo
+
     operator_app = typer.Typer(help="The operators whose casinos embed the tables and pay "
                                     "through their own wallets.", no_args_is_help=True)
     app.add_typer(operator_app, name="operator")
@@ -275,3 +277,5 @@ def register(app: typer.Typer) -> None:
         """Replace an operator's secret with a new one read from standard input; the old
         one is still accepted until the next rotation."""
         change(operator_id, database, "rotate")
+
+    operator_demo.register(operator_app)

@@ -16,8 +16,11 @@ from fastapi.responses import HTMLResponse
 from feltlab.server import logs
 from feltlab.server.api.deps import AdminDep
 from feltlab.server.app import create_app as create_api
+from feltlab.server.errors import NotFound
+from feltlab.server.services.operators import ID_PATTERN, get_operator
 from feltlab.server.settings import Settings, for_worker
 from feltlab.web import mount_web
+from feltlab.web.play import FrameOrigins
 from feltlab.web.routes import ADMIN_PAGE, page
 
 SWITCH_INTERVAL = 0.0005
@@ -37,8 +40,22 @@ def create_app(settings: Settings, *, timers: bool = True) -> FastAPI:
         """The operator's console, for admins (401 signed out, 403 for a player)."""
         return page(ADMIN_PAGE)
 
-    mount_web(app)
+    mount_web(app, frame_origins=_frame_origins(app))
     return app
+
+
+def _frame_origins(app: FastAPI) -> FrameOrigins:
+    """The registry's answer to the game page: which sites may frame an operator's game
+    (none for an operator that is unknown or disabled, whose page is not found)."""
+    def origins(operator_id: str) -> tuple[str, ...] | None:
+        if ID_PATTERN.fullmatch(operator_id) is None:
+            return None
+        try:
+            operator = get_operator(app.state.services.engine, operator_id)
+        except NotFound:
+            return None
+        return None if operator.disabled else operator.frame_origins
+    return origins
 
 
 def create_from_environment() -> FastAPI:

@@ -157,10 +157,17 @@ def test_a_session_may_use_only_the_game_routes(app_client: TestClient) -> None:
     session = launch(app_client)["session"]
     for method, path in [("GET", "/api/v1/admin/players"), ("POST", "/api/v1/logout"),
                          ("PUT", "/api/v1/me/limits"), ("GET", "/api/v1/admin/alerts"),
-                         ("POST", "/api/v1/tables/1/seats")]:
+                         ("POST", "/api/v1/tables/1/seats"), ("POST", "/api/v1/advice"),
+                         ("GET", "/api/v1/rulecards")]:
         answer = app_client.request(method, path, headers=bearer(session), json={})
         assert answer.status_code == 403, (path, answer.text)
     assert app_client.get("/api/v1/me", headers=bearer(session)).status_code == 200
+    # what the framed page draws its table with: its rule card, its cards laid out
+    card = app_client.get(f"/api/v1/rulecards/{RULES}", headers=bearer(session))
+    assert card.status_code == 200 and card.json()["id"] == RULES
+    shown = app_client.post("/api/v1/display", headers=bearer(session), json={
+        "rules": RULES, "cards": {"player": "2s Ah 9h Kh 3c 4d 5d"}})
+    assert shown.status_code == 200 and shown.json()["player"]["describe"]
     other = app_client.post("/api/v1/tables", json={"rules": "nine-card-flush"},
                             headers=bearer(session))
     assert other.status_code == 403, other.text

@@ -4,7 +4,8 @@ JSON they read is API v1's, served by :mod:`feltlab.server`).
 Pages are static files shipped in the package (``feltlab/web/static``: no CDN, no build
 step): each page file holds its ``<main>``, set into ``layout.html`` (the one ``<head>`` and
 navigation every page shares) with the rule cards inlined, so the lobby shows the games
-before anyone signs in.
+before anyone signs in. The game page operators frame (:mod:`feltlab.web.play`) is set into
+``frame.html`` instead: the same ``<head>``, none of the site's navigation.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import html
 import json
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -27,10 +29,19 @@ from feltlab.present import catalogue
 from feltlab.web import mathpages
 
 STATIC = Path(str(resources.files("feltlab.web") / "static"))
+
+
+def content_security_policy(frame_ancestors: Sequence[str] = ("'none'",)) -> str:
+    """The pages' policy: nothing but this origin's own scripts, styles and requests, and
+    framed by ``frame_ancestors`` only (nobody, but for the operators' game page)."""
+    return ("default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; "
+            "script-src 'self'; connect-src 'self'; "
+            f"frame-ancestors {' '.join(frame_ancestors)}; base-uri 'none'; "
+            "form-action 'self'")
+
+
 PAGE_HEADERS = {
-    "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; style-src 'self' "
-                               "'unsafe-inline'; script-src 'self'; connect-src 'self'; "
-                               "frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
+    "Content-Security-Policy": content_security_policy(),
     "X-Content-Type-Options": "nosniff", "Referrer-Policy": "same-origin",
     "Cache-Control": "no-cache",
 }
@@ -38,12 +49,14 @@ PAGE_HEADERS = {
 
 @dataclass(frozen=True)
 class Page:
-    """A page: the file holding its ``<main>``, its title, its script, its nav section."""
+    """A page: the file holding its ``<main>``, its title, its script (none if empty),
+    its nav section, and the layout it is set in."""
 
     body: str
     title: str
     script: str
     section: str
+    layout: str = "layout.html"
 
 
 NAV = (("/", "Lobby"), ("/trainer", "Strategy trainer"), ("/dealer", "Dealer trainer"),
@@ -85,13 +98,24 @@ def _nav(section: str) -> str:
                       for path, label in NAV)
 
 
+def _body(name: str) -> str:
+    """A page's ``<main>`` with its parts (``{{PART:felt}}`` is ``felt.html``) set in: the
+    two table pages share their felt's markup, whose ids their scripts share."""
+    return re.sub(r"\{\{PART:([a-z-]+)\}\}", lambda found: _template(found.group(1) + ".html"),
+                  _template(name))
+
+
+def _script(name: str) -> str:
+    return f'<script type="module" src="/static/{name}"></script>' if name else ""
+
+
 def render_page(page: Page) -> str:
-    """The page's ``<main>`` in the shared layout (one pass: nothing inserted is expanded)."""
-    values = {"TITLE": html.escape(page.title), "SCRIPT": page.script,
-              "NAV": _nav(page.section), "BODY": _template(page.body),
+    """The page's ``<main>`` in its layout (one pass: nothing inserted is expanded)."""
+    values = {"TITLE": html.escape(page.title), "SCRIPT": _script(page.script),
+              "NAV": _nav(page.section), "BODY": _body(page.body),
               "RULECARDS": _inline_cards()}
     return re.sub(r"\{\{([A-Z]+)\}\}", lambda found: values[found.group(1)],
-                  _template("layout.html"))
+                  _template(page.layout))
 
 
 def page(shown: Page) -> HTMLResponse:

@@ -1,5 +1,6 @@
 """What the pages show about rule sets and hands: the rule cards, and cards laid out
-(signed-in callers; nothing here moves money or changes anything)."""
+(signed-in callers; nothing here moves money or changes anything). An operator's session
+may read one rule card and lay out its cards: its framed page draws its table with them."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from feltlab.core.rules import RulesError, builtin_ids, is_known
 from feltlab.core.settle import WagerError
 from feltlab.present import catalogue, display
 from feltlab.server.api.contract import refusals
-from feltlab.server.api.deps import CallerDep
+from feltlab.server.api.deps import CallerDep, game_route
 from feltlab.server.api.page_responses import HandView, RuleCard
 from feltlab.server.api.schemas import DisplayRequest, RulesPath
 from feltlab.server.errors import NotFound, Refused
@@ -47,12 +48,14 @@ def rule_cards(caller: CallerDep) -> list[dict[str, Any]]:
 
 
 @router.get("/rulecards/{rules_id}", response_model=RuleCard, responses=refusals(404))
+@game_route
 def rule_card(rules_id: RulesPath, caller: CallerDep) -> dict[str, Any]:
     """One built-in rule set as the pages show it."""
     return catalogue.rule_card(known_rules(rules_id))
 
 
 @router.post("/display", response_model=HandView, responses=refusals(404))
+@game_route
 def show(body: DisplayRequest, caller: CallerDep) -> dict[str, Any]:
     """Cards laid out for the page (by suit, the playing flush marked, hands named)
     and, for a complete round, one row per settled wager."""

@@ -1,6 +1,7 @@
 // feltlab pages: what every page shares (API calls with the session cookie and CSRF
-// header, the rule cards, the header, cards). No rule of any game lives here: results,
-// limits, pay tables and options all come from the server.
+// header, or with a bearer token held in memory; the rule cards, the header, cards). No
+// rule of any game lives here: results, limits, pay tables and options all come from
+// the server.
 "use strict";
 
 export const SUIT_SYMBOLS = { s: "♠", h: "♥", d: "♦", c: "♣" };
@@ -37,16 +38,26 @@ function noteServerClock(date) {
   clockOffset = Math.abs(offset) < 2000 ? 0 : offset;
 }
 
-/** Call API v1 (same origin, session cookie); refusals throw ApiRefusal(detail). */
+let bearer = null;
+
+/** Sign this page's API calls with `token` (`Authorization: Bearer`) instead of the
+ * session cookie: the game page an operator frames, whose token lives in this variable
+ * only (never in a cookie or the storage, so that nothing outlives the page). No CSRF
+ * header goes with it: a bearer token is not sent by the browser on its own. */
+export function useBearer(token) { bearer = token; }
+
+/** Call API v1 (same origin, session cookie or the bearer token); refusals throw
+ * ApiRefusal(detail). */
 export async function api(method, path, body, options = {}) {
   const headers = { Accept: "application/json" };
+  if (bearer) headers.Authorization = `Bearer ${bearer}`;
   if (method !== "GET") {
-    headers["X-CSRF-Token"] = cookie("feltlab_csrf");
+    if (!bearer) headers["X-CSRF-Token"] = cookie("feltlab_csrf");
     headers["Content-Type"] = "application/json";
     if (options.idempotent) headers["Idempotency-Key"] = newKey();
   }
   const response = await fetch("/api/v1" + path, {
-    method, headers, credentials: "same-origin",
+    method, headers, credentials: bearer ? "omit" : "same-origin",
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   noteServerClock(response.headers.get("Date"));

@@ -96,6 +96,9 @@ def test_a_real_round_is_debited_and_paid_once_through_the_operator(
     staked = sum(call.amount for call in bets)
     with wallet_server.ledger() as ledger:
         assert ledger.balance(alice, "EUR") == START - staked + wins[0].amount
+    account = app_client.get("/api/v1/me", headers=bearer(session)).json()
+    assert account["operator_balance"] == {
+        "currency": "EUR", "chip_value": 1, "balance": START - staked + wins[0].amount}
     record = app_client.get(f"/api/v1/rounds/{bets[0].round_id}", headers=bearer(session))
     assert [(row["kind"], row["state"]) for row in record.json()["wallet_transactions"]] == [
         (call.kind, call.state) for call in calls]

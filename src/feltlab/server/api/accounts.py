@@ -13,7 +13,7 @@ from feltlab.server.api.responses import AccountCreated, LoggedIn, Me, Message, 
 from feltlab.server.api.schemas import Credentials, LimitsRequest, NewAccount
 from feltlab.server.auth import COOKIE_NAME, CSRF_COOKIE, client_address, csrf_for
 from feltlab.server.middleware import StrictJSONRoute
-from feltlab.server.services import accounts, logins, round_reads, wallets
+from feltlab.server.services import accounts, logins, operator_sessions, round_reads, wallets
 
 router = APIRouter(prefix="/api/v1", tags=["accounts"], route_class=StrictJSONRoute)
 
@@ -57,7 +57,10 @@ def logout(caller: CallerDep, found: ServicesDep, response: Response) -> dict[st
 @router.get("/me", response_model=Me)
 @game_route
 def me(caller: CallerDep, found: ServicesDep) -> dict[str, Any]:
-    """The caller's account: balances and limits."""
+    """The caller's account: balances and limits (an operator's real-money session: and
+    the balance at the operator)."""
+    if caller.embedded:
+        return operator_sessions.read_me(found, caller)
     return accounts.read_me(found, caller.user_id)
 
 

@@ -54,11 +54,22 @@ class OwnLimits(Answer):
     plus the stakes still at risk in open rounds: what the limit is checked against."""
 
 
+class OperatorBalance(Answer):
+    """A real-money session's balance at its operator's wallet (its ``balance`` call)."""
+
+    currency: str
+    balance: int | None
+    """In the currency's minor units; null when the wallet gave no clear answer."""
+    chip_value: int
+
+
 class Me(Answer):
     username: str
     role: str
     balances: dict[str, int]
     limits: OwnLimits
+    operator_balance: OperatorBalance | None = None
+    """An operator's real-money session: the player's balance at the operator."""
 
 
 class CashAdjusted(Answer):

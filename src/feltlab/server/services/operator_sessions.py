@@ -32,9 +32,11 @@ from feltlab.server.fairness import new_server_seed
 from feltlab.server.models import AuthToken, GameTable, User, table_of
 from feltlab.server.operator_models import Operator, OperatorPlayer, OperatorSession
 from feltlab.server.services import audit, ledger
+from feltlab.server.services.accounts import me
 from feltlab.server.services.context import Services
 from feltlab.server.services.operators import InvalidField, check_origin, get_operator
 from feltlab.server.services.tables import next_commitment, table_rules
+from feltlab.server.services.wallet_client import Applied, wallet_of
 from feltlab.server.views import table_json
 
 TOKEN_PREFIX: Final = "op."
@@ -292,3 +294,20 @@ def refuse_unless_game_route(token: str, allowed: bool) -> None:
     if not allowed and is_session_token(token):
         raise Forbidden("an operator's session may only play: this route is not for it")
 
+
+
+def read_me(found: Services, caller: Caller) -> dict[str, object]:
+    """``GET /api/v1/me`` for an operator's session: the account as any player's, and in
+    real mode the player's balance at the operator (its wallet's ``balance`` call, made
+    outside any transaction; null when the wallet gives no clear answer)."""
+    with found.read() as db:
+        session = session_of(db, caller)
+        answer: dict[str, object] = me(db, caller.user_id)
+    if session.mode == "real":
+        outcome = found.wallets.balance(
+            wallet_of(found.engine, session.operator_id, even_disabled=True),
+            session.player, session.currency, session.session)
+        answer["operator_balance"] = {
+            "currency": session.currency, "chip_value": session.chip_value,
+            "balance": outcome.balance if isinstance(outcome, Applied) else None}
+    return answer

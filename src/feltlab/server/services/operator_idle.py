@@ -23,7 +23,8 @@ from feltlab.server.operator_models import OperatorSession, WalletTransaction
 from feltlab.server.services import outbox, play, round_store, round_writes, table_play
 from feltlab.server.services.context import Services
 from feltlab.server.services.database import write_connection
-from feltlab.server.services.operator_play import queue_win, seated_by_id
+from feltlab.server.services.operator_play import seated_by_id
+from feltlab.server.services.operator_stakes import queue_win
 from feltlab.server.services.round_store import AtTable
 from feltlab.server.services.statements import Batch, Prepared
 

@@ -61,7 +61,7 @@ from feltlab.server.services.table_play import Played, Wagers
 from feltlab.server.services.wallet_client import Applied, OperatorWallet, Outcome
 from feltlab.server.views import Fresh
 
-__all__ = ["Seated", "bet", "decide", "queue_win", "seated_of"]
+__all__ = ["bet", "decide", "seated_by_id", "seated_of"]
 
 _TOKENS, _SESSIONS, _OPERATORS = (table_of(AuthToken), table_of(OperatorSession),
                                   table_of(Operator))

@@ -21,7 +21,7 @@ from datetime import datetime, timedelta
 from typing import Final
 from urllib.parse import urlsplit
 
-from sqlalchemy import Connection, bindparam, select, update
+from sqlalchemy import bindparam, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -259,13 +259,6 @@ def session_of(db: Session, caller: Caller) -> SessionView:
     return _view(row)
 
 
-def session_by_id(connection: Connection, session_id: int) -> SessionView:
-    row = Session(bind=connection).get(OperatorSession, session_id)
-    if row is None:
-        raise NotFound(f"operator session {session_id} does not exist")
-    return _view(row)
-
-
 def open_table(found: Services, caller: Caller, rules_id: str) -> dict[str, object]:
     """The table an operator's session plays (``POST /api/v1/tables``): its rule set
     only; in its currency (real) or play money (demo), whatever ``practice`` said."""
@@ -287,12 +280,6 @@ def open_table(found: Services, caller: Caller, rules_id: str) -> dict[str, obje
         db.add(table)
         db.flush()
         return table_json(table, next_commitment=next_commitment(db, table))
-
-
-def refuse_unless_game_route(token: str, allowed: bool) -> None:
-    """An operator session's token may use only the routes a game needs."""
-    if not allowed and is_session_token(token):
-        raise Forbidden("an operator's session may only play: this route is not for it")
 
 
 

@@ -134,7 +134,7 @@ def test_the_app_takes_its_settings(sqlite_url: str) -> None:
     app = create_app(settings, timers=False)
     try:
         assert app.state.settings is settings
-        assert faults._limits == {"events": 0, "commits": 999_999}
+        assert faults._limits == {"events": 0, "commits": 999_999, "wallet_calls": 0}
         (gate,) = [entry for entry in app.user_middleware if entry.cls is Gate]
         assert gate.kwargs["log_every"] == 3
         with TestClient(app) as client:

@@ -313,7 +313,7 @@ def test_a_watcher_is_shown_the_end_of_its_round_before_the_next() -> None:
         socket = _Socket(until)
         caller = Caller(1, "watcher", "player", 1)
         await asyncio.wait_for(live_ws._send_views(
-            socket, found, 7, caller, queue, first), 5)  # type: ignore[arg-type]
+            socket, found, 7, caller, queue, first, None), 5)  # type: ignore[arg-type]
         return socket.sent
 
     ended = _bare_state(1, "complete", "round 1, ended")

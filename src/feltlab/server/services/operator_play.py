@@ -4,8 +4,7 @@ same steps as every money request (:mod:`feltlab.server.services.play`), with th
 call between two transactions and never inside one:
 
 1. **hold**: one transaction reads and locks the table as every money request does,
-   plays the request through the engine in memory to check it (none of that is written),
-   and writes the stake to the outbox as a *held* bet (only this request sends it) with
+   checks the request through the engine in memory (none of that is written), and writes the stake to the outbox as a *held* bet (only this request sends it) with
    its rollback queued behind it, due once the call must have ended. An opening bet's
    round is written too, waiting for its stake: no card dealt, no action, no seat (the
    wallet's call names the round).
@@ -21,9 +20,9 @@ call between two transactions and never inside one:
 The first read of each transaction is the money frame's (:mod:`money_frame`) with the
 table's operator's session and wallet joined, the table's unfinished round with its seats
 (a bet), and whether a stake of the round is still held. A crash anywhere leaves the held
-bet and its rollback behind: the outbox sends the
-rollback when it falls due, so a stake whose outcome nobody recorded is never kept. A
-round holds one bet at a time: another stake meanwhile is refused (409).
+bet and its rollback behind: the outbox sends the rollback when it falls due, so a stake
+whose outcome nobody recorded is never kept. A round holds one bet at a time: another
+stake meanwhile is refused (409).
 
 A decision without a stake (a fold) needs no wallet call: one transaction, as at
 feltlab's own tables. A demo session plays feltlab's own play money

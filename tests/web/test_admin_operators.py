@@ -145,7 +145,6 @@ def test_operators_and_their_wallet_calls(server: Server, desktop: Any, phone: A
     figures.locator("tr", has_text=live).first.wait_for(timeout=TIMEOUT)
     assert figures.locator("tr", has_text=live).count() == 2  # EUR and JPY
     page.screenshot(path=str(artifacts / "admin-operators.png"), full_page=True)
-    page.locator("#operators-title").screenshot(path=str(artifacts / "admin-operators-h.png"))
     assert_axe_clean(page, "admin-operators", artifacts)
 
     # a flagged call retried now, by keyboard: the focus stays on its row's button
@@ -163,7 +162,7 @@ def test_operators_and_their_wallet_calls(server: Server, desktop: Any, phone: A
     dialog.wait_for(timeout=TIMEOUT)
     assert focused(page) == "ask-note"
     assert "EUR 3.00" in dialog.inner_text()
-    page.wait_for_timeout(300)
+    page.wait_for_timeout(300)  # (the backdrop is painted a frame after the dialog)
     page.screenshot(path=str(artifacts / "admin-operators-resolve.png"), full_page=False)
     assert_axe_clean(page, "admin-operators-resolve", artifacts)
     page.get_by_role("button", name="Resolve by hand", exact=True).click()

@@ -21,7 +21,7 @@ import feltlab
 from feltlab.app import create_app
 from feltlab.core.rules import builtin_ids
 from feltlab.server import errors, handlers
-from feltlab.server.api import page_responses, responses
+from feltlab.server.api import operator_responses, page_responses, responses
 from server.conftest import settings_for, sign_up
 from server.test_shared import make_admin
 
@@ -59,12 +59,14 @@ def api_routes(client: TestClient) -> list[tuple[str, APIRoute]]:
 
 
 def described(model: Any) -> bool:
-    """A response model of :mod:`feltlab.server.api.responses` (or of the pages'), or a
-    list of one (not a bare ``dict``, which FastAPI would infer from a return annotation)."""
+    """A response model of :mod:`feltlab.server.api.responses` (or of the pages', or the
+    operators' admin's), or a list of one (not a bare ``dict``, which FastAPI would infer
+    from a return annotation)."""
     if typing.get_origin(model) is list:
         (model,) = typing.get_args(model)
     return (inspect.isclass(model) and issubclass(model, BaseModel)
-            and model.__module__ in (responses.__name__, page_responses.__name__))
+            and model.__module__ in (responses.__name__, page_responses.__name__,
+                                     operator_responses.__name__))
 
 
 # --- response models -----------------------------------------------------------------------

@@ -21,6 +21,7 @@ from feltlab.server import faults, warmup
 from feltlab.server.api import (
     accounts,
     admin,
+    admin_operators,
     console,
     designer,
     live_ws,
@@ -55,7 +56,7 @@ from feltlab.server.timers import Ticker
 ROUTERS = (rounds.router, tables.router, accounts.router, admin.router, live_ws.router,
            rules_routes.router, rulecards.router, trainers.router, solver.router,
            reports.router, console.router, designer.router, rulesets_routes.router,
-           operator.router)
+           operator.router, admin_operators.router)
 
 
 YOUNG_COLLECTION_EVERY = 10_000

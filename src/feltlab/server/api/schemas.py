@@ -127,6 +127,48 @@ class PlayerCashRequest(Strict):
     reason: Reason
 
 
+# --- operators (the admin's side) -------------------------------------------------------------
+
+OperatorIdText = Annotated[str, StringConstraints(pattern=r"^[a-z0-9_-]{1,32}$")]
+CurrencyCode = Annotated[str, StringConstraints(pattern=r"^[A-Z]{3}$")]
+Secret = Annotated[str, StringConstraints(min_length=32, max_length=256),
+                   Field(json_schema_extra={"format": "password", "writeOnly": True})]
+"""An operator's shared secret: it goes in, and no answer ever carries it."""
+UrlText = Annotated[str, StringConstraints(min_length=1, max_length=500)]
+
+
+class NewOperator(Strict):
+    """An operator to register (``POST /api/v1/admin/operators``). The form of each field
+    is checked here; what only the registry can judge (a wallet URL's parts, an origin
+    exactly as a browser sends it) when the request runs: 422 naming the field."""
+
+    id: OperatorIdText
+    wallet_url: UrlText
+    """The wallet's base URL: http or https, no query, no trailing slash."""
+    currencies: Annotated[dict[CurrencyCode, Annotated[int, Field(ge=1, le=MAX_AMOUNT),
+                                                       WHOLE]],
+                          Field(min_length=1, max_length=50)]
+    """ISO 4217 code → the minor units one chip is worth (``{"EUR": 1}``)."""
+    timeout_seconds: Annotated[float, Field(ge=0.05, le=60)] = 3.0
+    frame_origins: Annotated[list[UrlText], Field(max_length=20)] = Field(
+        default_factory=list)
+    """The origins allowed to frame the tables (``https://casino.example``)."""
+    secret: Secret
+
+
+class SecretRequest(Strict):
+    """An operator's new secret (``POST /api/v1/admin/operators/{id}/rotate``)."""
+
+    secret: Secret
+
+
+class ResolveRequest(Strict):
+    """How a pending wallet call was settled outside the outbox, for its row and the
+    audit log."""
+
+    note: Annotated[str, StringConstraints(min_length=1, max_length=500)]
+
+
 # --- the pages' JSON -----------------------------------------------------------------------
 
 CardsText = Annotated[str, StringConstraints(max_length=200)]
@@ -184,6 +226,12 @@ RowId = Annotated[int, Path(ge=1, le=2**31 - 1)]
 
 RulesPath = Annotated[str, Path(max_length=64, pattern=RULES_ID_PATTERN)]
 """A rule set's id in a path."""
+
+OperatorPath = Annotated[str, Path(max_length=32, pattern=r"^[a-z0-9_-]{1,32}$")]
+"""An operator's id in a path."""
+
+TransactionPath = Annotated[str, Path(min_length=1, max_length=64)]
+"""A wallet call's transaction id in a path (``fl-`` and 32 hex digits)."""
 
 RulesText = Annotated[str, StringConstraints(min_length=1, max_length=5_000)]
 """A rule set as TOML text (a built-in one is about 1,000 characters). At most 5,000, so

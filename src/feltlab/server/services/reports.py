@@ -267,12 +267,12 @@ def to_csv(answer: dict[str, Any]) -> str:
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow([*keys, *FIGURE_COLUMNS])
     for row in answer["rows"]:
-        writer.writerow([*(row[key] for key in keys), *_figure_cells(row)])
-    writer.writerow(["total", *([""] * (len(keys) - 1)), *_figure_cells(answer["totals"])])
+        writer.writerow([*(row[key] for key in keys), *figure_cells(row)])
+    writer.writerow(["total", *([""] * (len(keys) - 1)), *figure_cells(answer["totals"])])
     return out.getvalue()
 
 
-def _figure_cells(row: dict[str, Any]) -> list[str]:
+def figure_cells(row: dict[str, Any]) -> list[str]:
     values = {**row, "band_low": row["band"][0], "band_high": row["band"][1]}
     return [_cell(values[column]) for column in FIGURE_COLUMNS]
 

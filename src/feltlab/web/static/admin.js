@@ -1,9 +1,11 @@
 // The operator's console: the pit's reports with charts drawn here (inline SVG, nothing
-// fetched from elsewhere), alerts, shared tables, players, the audit log and the rule sets.
+// fetched from elsewhere), alerts, shared tables, players, the operators and their wallet
+// calls (admin_operators.js), the audit log and the rule sets.
 // Every number comes from API v1's admin routes; nothing is computed here but the charts'
 // coordinates.
 "use strict";
 
+import { showOperatorFigures, startOperators } from "./admin_operators.js";
 import { api, el, header, ruleCards, say } from "./common.js";
 
 const SVG = "http://www.w3.org/2000/svg";
@@ -191,6 +193,7 @@ async function showReports() {
   daysChart(days);
   holdChart(rules);
   drawAlerts(alerts);
+  await showOperatorFigures(params);  // after the pit is drawn: its own failure leaves the pit be
 }
 
 function drawAlerts(alerts) {
@@ -350,7 +353,8 @@ async function start() {
     api("POST", `/admin/players/${id}/${state.player.locked ? "unlock" : "lock"}`,
       { reason: document.getElementById("lock-reason").value })));
   try {
-    await Promise.all([showReports(), showTables(), searchPlayers(), showAudit(), showRules()]);
+    await Promise.all([showReports(), showTables(), searchPlayers(), showAudit(), showRules(),
+      startOperators(showAudit)]);
     say(status, "");
   } catch (error) { say(status, error.message, true); }
 }

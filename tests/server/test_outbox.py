@@ -238,3 +238,17 @@ def test_two_workers_never_send_one_call_twice(
     assert {call(engine, tid).attempts for tid in wins} == {1}
     with wallet_server.ledger() as ledger:
         assert [ledger.balance(name, "EUR") for name in names] == [100_100] * len(names)
+
+
+def test_a_held_bet_is_neither_retried_nor_resolved_by_hand(engine: Engine) -> None:
+    """A held bet is its request's to send (the rollback behind it settles it)."""
+    round_id = new_round(engine)
+    with write_connection(engine) as connection:
+        held = queue_call(connection, operator_id="casino", player=player(), session="s",
+                          currency="EUR", kind="bet", amount=5, round_id=round_id,
+                          held=True)
+    with pytest.raises(Conflict, match="its request is sending"):
+        retry_now(engine, held, "admin")
+    with pytest.raises(Conflict, match="its request is sending"):
+        resolve_by_hand(engine, held, "admin", "paid")
+    assert call(engine, held).state == "pending"

@@ -4,9 +4,10 @@ same steps as every money request (:mod:`feltlab.server.services.play`), with th
 call between two transactions and never inside one:
 
 1. **hold**: one transaction reads and locks the table as every money request does,
-   checks the request through the engine in memory (none of that is written), and writes the stake to the outbox as a *held* bet (only this request sends it) with
-   its rollback queued behind it, due once the call must have ended. An opening bet's
-   round is written too, waiting for its stake: no card dealt, no action, no seat (the
+   checks the request through the engine in memory (none of that is written), and
+   writes the stake to the outbox as a *held* bet (only this request sends it) with its
+   rollback queued behind it, due once the call must have ended. An opening bet's round
+   is written too, waiting for its stake: no card dealt, no action, no seat (the
    wallet's call names the round).
 2. **call**: the wallet is asked to debit the stake, outside any transaction.
 3. **settle**: a second transaction locks the table again. If the wallet took the stake

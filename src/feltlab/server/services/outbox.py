@@ -293,10 +293,14 @@ def _locked(connection: Connection, transaction_id: str) -> WalletCall:
 
 def _locked_pending(connection: Connection, transaction_id: str) -> WalletCall:
     """The pending call ``transaction_id``, locked for a person's change (anything else
-    was answered already: a conflict)."""
+    was answered already, or is a held bet: a conflict). A held bet is its request's to
+    send; if the request never records the answer, the rollback behind it settles it."""
     call = _locked(connection, transaction_id)
     if call.state != PENDING:
         raise Conflict(f"wallet call {transaction_id!r} is {call.state}, not pending")
+    if call.kind == "bet" and call.next_try_at is None and not call.flagged:
+        raise Conflict(f"wallet call {transaction_id!r} is a stake its request is sending; "
+                       "the rollback queued behind it settles it if the request does not")
     return call
 
 

@@ -30,6 +30,7 @@ from __future__ import annotations
 import json
 import logging
 import threading
+import time
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -351,6 +352,10 @@ def send(client: WalletClient, wallet: OperatorWallet, call: WalletCall) -> Outc
                            call.currency, round_id, call.session)
 
 
+WALLET_KEPT_SECONDS: Final = 10.0
+"""How long the worker keeps an operator's wallet (its URL, timeout and secrets)."""
+
+
 class OutboxWorker:
     """A daemon thread that sends the due calls: every
     :attr:`~OutboxSettings.tick_seconds` (at once after a full batch) it claims a batch,
@@ -366,6 +371,7 @@ class OutboxWorker:
         self.name = name
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        self._wallets: dict[str, tuple[float, OperatorWallet | Unclear]] = {}
 
     def start(self) -> None:
         self._stop.clear()
@@ -381,28 +387,36 @@ class OutboxWorker:
     def run_once(self) -> int:
         """Claim, send and record one batch; answers how many calls were sent."""
         calls = claim(self.engine, self.clock(), self.settings)
-        wallets: dict[str, OperatorWallet | Unclear] = {}
         for call in calls:
             try:
-                outcome = self._send(call, wallets)
+                outcome = self._send(call)
                 record(self.engine, call.transaction_id, outcome, self.clock(), self.settings)
             except Exception:  # the claim lapses and the call is sent again
                 log.exception("wallet call %s could not be sent or recorded",
                               call.transaction_id)
         return len(calls)
 
-    def _send(self, call: WalletCall, wallets: dict[str, OperatorWallet | Unclear]
-              ) -> Outcome:
-        if call.operator_id not in wallets:
-            try:
-                wallets[call.operator_id] = wallet_of(self.engine, call.operator_id,
-                                                      even_disabled=True)
-            except NotFound as error:  # removed: nothing is signed
-                wallets[call.operator_id] = Unclear(f"operator: {error}")
-        wallet = wallets[call.operator_id]
+    def _send(self, call: WalletCall) -> Outcome:
+        wallet = self._wallet(call.operator_id)
         if isinstance(wallet, Unclear):
             return wallet
         return send(self.client, wallet, call)
+
+    def _wallet(self, operator_id: str) -> OperatorWallet | Unclear:
+        """The operator's wallet, read again every :data:`WALLET_KEPT_SECONDS` (two reads
+        of the registry for each win cost more than the win's own call; a rotated secret
+        is taken up within that time, and the operator accepts both meanwhile)."""
+        moment = time.monotonic()
+        kept = self._wallets.get(operator_id)
+        if kept is not None and moment - kept[0] < WALLET_KEPT_SECONDS:
+            return kept[1]
+        wallet: OperatorWallet | Unclear
+        try:
+            wallet = wallet_of(self.engine, operator_id, even_disabled=True)
+        except NotFound as error:  # removed: nothing is signed
+            wallet = Unclear(f"operator: {error}")
+        self._wallets[operator_id] = moment, wallet
+        return wallet
 
     def _run(self) -> None:
         while not self._stop.is_set():

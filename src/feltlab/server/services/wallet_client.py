@@ -16,7 +16,7 @@ could change a byte and break the signature. Each call gets a fresh ``request_id
 repeats the ``transaction_id``.
 
 The money path calls from many threads, so each operator has one pool of connections kept
-alive between calls (:class:`urllib3.PoolManager`), a bounded number of calls
+alive between calls (:mod:`~feltlab.server.services.wallet_http`), a bounded number of calls
 in flight (a thread that cannot get a slot within :attr:`ClientSettings.slot_wait_seconds`
 gives up with ``Unclear("busy")`` rather than queue behind a slow wallet), and a circuit
 breaker: after :attr:`ClientSettings.breaker_threshold` unclear outcomes in a row, calls
@@ -35,12 +35,10 @@ from dataclasses import dataclass, field
 from typing import Final, Literal
 
 import orjson
-import urllib3
 from sqlalchemy import Engine
-from urllib3.exceptions import HTTPError as NetworkError
-from urllib3.exceptions import TimeoutError as NetworkTimeout
 
 from feltlab.server.services.operators import credentials, get_operator
+from feltlab.server.services.wallet_http import KeptConnections, NetworkFailure, Reply
 from feltlab.server.signatures import HEADER, SignatureError, sign, verify
 
 CallName = Literal["balance", "bet", "win", "rollback"]
@@ -152,8 +150,7 @@ class _Line:
     """One operator's pooled connections, its slots and its circuit breaker."""
 
     def __init__(self, settings: ClientSettings) -> None:
-        self.http = urllib3.PoolManager(num_pools=4, maxsize=settings.max_concurrent,
-                                        block=False, retries=False)
+        self.http = KeptConnections(settings.max_concurrent)
         self.slots = threading.BoundedSemaphore(settings.max_concurrent)
         self.lock = threading.Lock()
         self.unclear_in_a_row = 0
@@ -161,24 +158,15 @@ class _Line:
         self.trial_running = False
 
 
-@dataclass(frozen=True)
-class Reply:
-    """What came back over the network: the status, the raw body, the signature header."""
-
-    status: int
-    body: bytes
-    signature: str | None
-
-
-Send = Callable[[str, bytes, Mapping[str, str], float], Reply]
+Send = Callable[[str, bytes, dict[str, str], float], Reply]
 """A POST of a body with headers and a timeout, as :class:`WalletClient` sends it (a stand-in
-for the network in tests); it raises :class:`urllib3.exceptions.HTTPError` when nothing
-clear came back."""
+for the network in tests); it raises one of :data:`~wallet_http.NetworkFailure` when no
+whole answer came back."""
 
 
 class WalletClient:
     """Calls to operators' wallets, one pool of kept-alive connections an operator
-    (urllib3: a call costs 340 us of CPU where httpx's cost 570), shared by the threads.
+    (:mod:`~feltlab.server.services.wallet_http`), shared by the threads.
     ``clock`` (monotonic seconds) times the circuit breaker; ``send`` stands in for the
     network in tests."""
 
@@ -243,16 +231,11 @@ class WalletClient:
         headers = {"content-type": "application/json", HEADER: sign(wallet.secret, body)}
         url = f"{wallet.url}/{name}"
         try:
-            if self._send is not None:
-                reply = self._send(url, body, headers, wallet.timeout_seconds)
-            else:
-                answer = line.http.request(
-                    "POST", url, body=body, headers=headers, redirect=False,
-                    timeout=urllib3.Timeout(total=wallet.timeout_seconds))
-                reply = Reply(answer.status, answer.data, answer.headers.get(HEADER))
-        except NetworkTimeout as error:
+            send = self._send or line.http.post
+            reply = send(url, body, headers, wallet.timeout_seconds)
+        except TimeoutError as error:
             return Unclear(f"timeout ({type(error).__name__})")
-        except NetworkError as error:
+        except NetworkFailure as error:
             return Unclear(f"connection: {type(error).__name__}: {error}")
         return classify(reply.status, reply.body, reply.signature, wallet.accepted)
 
@@ -306,4 +289,8 @@ class WalletClient:
         with self._lines_lock:
             lines, self._lines = list(self._lines.values()), {}
         for line in lines:
-            line.http.clear()
+            line.http.close()
+
+
+__all__ = ["Applied", "ClientSettings", "OperatorWallet", "Outcome", "Refused", "Reply",
+           "Unclear", "WalletClient", "classify", "wallet_of"]

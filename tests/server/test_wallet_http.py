@@ -1,0 +1,65 @@
+"""The wallet client's kept connections: reused while the wallet keeps them open, never
+reused once the wallet has closed one while it sat idle (so that no stake is refused for
+a keep-alive timer), and a call that gets no answer fails as a network failure."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import ClassVar
+
+import pytest
+
+from feltlab.server.services.wallet_http import KeptConnections, NetworkFailure
+
+
+class _Wallet(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    peers: ClassVar[set[int]] = set()
+    hang_up = False
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers["content-length"]))
+        type(self).peers.add(self.client_address[1])
+        body = b'{"balance":1}'
+        self.send_response(200)
+        self.send_header("content-length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+        # like a keep-alive timer running out: closed without saying so first
+        self.close_connection = type(self).hang_up
+
+    def log_message(self, *_: object) -> None:
+        pass
+
+
+@pytest.fixture
+def wallet() -> Iterator[str]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Wallet)
+    _Wallet.peers, _Wallet.hang_up = set(), False
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/wallet"
+    server.shutdown()
+    server.server_close()
+
+
+def test_a_connection_is_kept_and_one_closed_while_idle_is_not_reused(wallet: str) -> None:
+    pool = KeptConnections(4)
+    for _ in range(3):
+        assert pool.post(wallet + "/bet", b"{}", {}, 2).body == b'{"balance":1}'
+    assert len(_Wallet.peers) == 1  # one connection, kept
+    _Wallet.hang_up = True
+    pool.post(wallet + "/bet", b"{}", {}, 2)  # the wallet closes it after answering
+    _Wallet.hang_up = False
+    threading.Event().wait(0.1)
+    assert pool.post(wallet + "/bet", b"{}", {}, 2).status == 200  # a new one, not a reset
+    assert len(_Wallet.peers) == 2
+    pool.close()
+
+
+def test_no_wallet_is_a_network_failure() -> None:
+    pool = KeptConnections(1)
+    with pytest.raises(NetworkFailure):
+        pool.post("http://127.0.0.1:9/bet", b"{}", {}, 0.5)

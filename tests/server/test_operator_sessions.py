@@ -192,3 +192,14 @@ def test_an_idle_round_is_folded_and_its_win_sent(
     assert (win.amount, win.state) == (0, "acknowledged")  # High Card Flush: a fold loses
     with wallet_server.ledger() as ledger:
         assert ledger.balance(player, "EUR") == START - 10
+
+
+def test_a_table_is_played_by_its_own_session_only(app_client: TestClient) -> None:
+    """Another session of the same player (a relaunch) does not stake at the first
+    session's table: its wallet calls would name the wrong session."""
+    player = unique("twice")
+    first = launch(app_client, player=player)["session"]
+    table = open_table(app_client, first)
+    second = launch(app_client, player=player)["session"]
+    assert bet(app_client, second, table).status_code == 404
+    assert bet(app_client, first, table).status_code == 201

@@ -231,6 +231,13 @@ class Frame:
             raise _KeyRace
         self._ready = Answer(status, body)
 
+    def resume(self, caller: Caller) -> None:
+        """Go on with a request whose first transaction read the caller and what it
+        changes, and kept it (:meth:`keep`) so that nothing else changes it meanwhile:
+        this attempt reads nothing first, and its :meth:`answer` is stored with the key
+        as any."""
+        self._caller = caller
+
     def keep(self, batch: Batch) -> None:
         """End the attempt with ``batch``'s writes (they run now) and no answer for the
         caller yet: the request goes on after the commit, in a transaction of its own (an

@@ -4,26 +4,28 @@ same steps as every money request (:mod:`feltlab.server.services.play`), with th
 call between two transactions and never inside one:
 
 1. **hold**: one transaction reads and locks the table as every money request does,
-   checks the request through the engine in memory (none of that is written), and
-   writes the stake to the outbox as a *held* bet (only this request sends it) with its
-   rollback queued behind it, due once the call must have ended. An opening bet's round
-   is written too, waiting for its stake: no card dealt, no action, no seat (the
-   wallet's call names the round).
+   plays the request through the engine in memory (none of it written yet: no card is
+   dealt or shown before the stake is debited), and writes the stake to the outbox as a
+   *held* bet (only this request sends it) with its rollback queued behind it, due once
+   the call must have ended. An opening bet's round is written too, waiting for its
+   stake: no action, no seat (the wallet's call names the round).
 2. **call**: the wallet is asked to debit the stake, outside any transaction.
-3. **settle**: a second transaction locks the table again. If the wallet took the stake
-   and the rollback is still unsent, the request is played for real: the round's rows
-   as any request writes them, the bet acknowledged, its rollback dropped, at the
-   round's end its one win queued, the answer stored with the Idempotency-Key.
-   Refused: the bet is marked so, its rollback dropped, and the player gets 409 with the
-   wallet's reason (the round as it was: no card dealt, the decision still open).
-   Unclear: the rollback is due at once, and the player gets 409.
+3. **settle**: a second transaction records the answer. If the wallet took the stake
+   and the rollback was still untouched (it is taken back, in one conditional DELETE),
+   the move played in step 1 is written as any request writes a round, the bet
+   acknowledged, at the round's end its one win queued, and the answer stored with the
+   Idempotency-Key. Nothing is read again: while its stake is held, nothing else
+   changes the round (every other change of it is refused). Refused: the bet is marked
+   so, and the player gets 409 with the wallet's reason (the round as it was: no card
+   dealt, the decision still open). Unclear: the rollback is due at once, and the
+   player gets 409.
 
-The first read of each transaction is the money frame's (:mod:`money_frame`) with the
-table's operator's session and wallet joined, the table's unfinished round with its seats
-(a bet), and whether a stake of the round is still held. A crash anywhere leaves the held
-bet and its rollback behind: the outbox sends the rollback when it falls due, so a stake
-whose outcome nobody recorded is never kept. A round holds one bet at a time: another
-stake meanwhile is refused (409).
+The first read of step 1 is the money frame's (:mod:`money_frame`) with the table's
+operator's session and wallet joined (the caller's token must be that session's), the
+table's unfinished round with its seats (a bet), and whether a stake of the round is
+still held. A crash anywhere leaves the held bet and its rollback behind: the outbox
+sends the rollback when it falls due, so a stake whose outcome nobody recorded is never
+kept; so does a failed step 3 (it is not run again).
 
 A decision without a stake (a fold) needs no wallet call: one transaction, as at
 feltlab's own tables. A demo session plays feltlab's own play money
@@ -32,6 +34,7 @@ feltlab's own tables. A demo session plays feltlab's own play money
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Final, cast
 
 from sqlalchemy import Connection, bindparam, exists, select
@@ -39,7 +42,7 @@ from sqlalchemy.sql import ColumnElement
 from sqlalchemy.sql.selectable import Join
 
 from feltlab.server import faults
-from feltlab.server.auth import token_digest
+from feltlab.server.auth import Caller, token_digest
 from feltlab.server.clock import now
 from feltlab.server.errors import Conflict, Forbidden, not_found
 from feltlab.server.models import AuthToken, GameTable, Round, table_of
@@ -69,6 +72,7 @@ _TABLES, _ROUNDS, _CALLS = table_of(GameTable), table_of(Round), table_of(Wallet
 
 SEATED_COLUMNS: Final = (
     _SESSIONS.c.id.label("o_session_id"), _SESSIONS.c.session.label("o_session"),
+    _SESSIONS.c.token_id.label("o_token_id"),
     _SESSIONS.c.player.label("o_player"), _SESSIONS.c.currency.label("o_currency"),
     _SESSIONS.c.chip_value.label("o_chip_value"), _SESSIONS.c.rules_id.label("o_rules_id"),
     _SESSIONS.c.mode.label("o_mode"), _OPERATORS.c.id.label("o_operator_id"),
@@ -141,77 +145,51 @@ def seated_of(values: dict[str, object]) -> Seated | None:
 
 # --- a bet ------------------------------------------------------------------------------------
 
+@dataclass(frozen=True)
+class Pending:
+    """A held stake and what its first transaction found and played in memory, written
+    by the second once the wallet answers (nothing else changes the round meanwhile: its
+    held stake refuses every other change)."""
+
+    held: Held
+    seated: Seated
+    at: AtTable
+    played: Played
+    caller: Caller
+    status: int
+
+
 def bet(found: Services, token: str, table_id: int, placed: Wagers,
         request: MoneyRequest) -> Answer:
     """A bet at an operator's table (a demo session's at feltlab's own play money)."""
     if not _real(found, token):
         return play.bet(found, token, table_id, placed, request)
-    held = _hold_bet(found, token, table_id, placed, request)
-    if isinstance(held, Answer):
-        return held
-    stake, seated = held
-    outcome = found.wallets.bet(seated.wallet, stake.bet_id, seated.player, seated.currency,
-                                stake.amount, str(stake.round_id), seated.session,
-                                seated.rules_id)
-    faults.wallet_answered()
-    return _settle_bet(found, token, table_id, placed, request, stake, outcome)
+    pending = _hold_bet(found, token, table_id, placed, request)
+    if isinstance(pending, Answer):
+        return pending
+    return _settle(found, token, request, pending, _call(found, pending))
 
 
 def _hold_bet(found: Services, token: str, table_id: int, placed: Wagers,
-              request: MoneyRequest) -> tuple[Held, Seated] | Answer:
+              request: MoneyRequest) -> Pending | Answer:
+    """Check the bet and play it in memory (a new round reserved for it first, waiting
+    for its stake); hold its stake."""
     attempts = Attempts(found, token, request)
-    held: tuple[Held, Seated] | None = None
+    pending: Pending | None = None
     for frame in attempts:
         with frame:
             values = frame.read(_BET_READ, {"table_id": table_id}, f"table {table_id}")
             if frame.replayed:
                 break
-            at, seated = _their_table(values)
+            at, seated = _their_table(values, frame.caller)
             current = play.loaded_of(frame.connection, at)
-            played = table_play.bet(at, current, frame.caller.user_id, placed, now())
-            round_id = (round_writes.reserve(frame.connection, table_play.waiting_round(played))
-                        if current is None else current.record.id)
-            stake = hold(frame.connection, seated, found.wallets.settings, round_id,
-                         _stake(played, frame))
-            held = stake, seated
-            frame.keep(Batch())
-    if attempts.answer is not HELD or held is None:
-        assert attempts.answer is not None
-        return attempts.answer
-    return held
-
-
-def _settle_bet(found: Services, token: str, table_id: int, placed: Wagers,
-                request: MoneyRequest, held: Held, outcome: Outcome) -> Answer:
-    attempts = Attempts(found, token, request)
-    refusal: str | None = None
-    for frame in attempts:
-        done: tuple[Played, Fresh | None] | None = None
-        with frame:
-            values = frame.read(_BET_READ, {"table_id": table_id}, f"table {table_id}")
-            if frame.replayed:
-                break
-            seen = found.hub.stamp(table_id)
-            at, seated = _their_table(values, settling=True)
-            refusal = record_answer(frame.connection, held, outcome)
-            if refusal is not None:
-                frame.keep(Batch())
-                continue
-            assert isinstance(outcome, Applied)
-            current = play.loaded_of(frame.connection, at)
-            if current is None or current.record.id != held.round_id:
-                raise RuntimeError(f"round {held.round_id} moved while its stake was held")
-            played = table_play.bet(at, current, frame.caller.user_id, placed, now())
-            assert played.new_seat is not None
-            played.new_seat.balance_before = (outcome.balance // seated.chip_value
-                                              + played.new_seat.staked)
-            done = played, _commit(found, frame, at, seen, played, seated, 201)
-    if refusal is not None:
-        raise Conflict(refusal)
-    if done is not None:
-        play.show_change(found, *done)
-    assert attempts.answer is not None
-    return attempts.answer
+            moment = now()
+            if current is None:
+                current = table_play.waiting_round(at.table, at, placed.client_seed, moment)
+                round_writes.reserve(frame.connection, current.record)
+            played = table_play.bet(at, current, frame.caller.user_id, placed, moment)
+            pending = _hold(found, frame, at, seated, played, 201)
+    return _pending_or_answer(attempts, pending)
 
 
 # --- a decision -------------------------------------------------------------------------------
@@ -221,75 +199,91 @@ def decide(found: Services, token: str, round_id: int, decision: dict[str, objec
     """A decision in an operator's round: a raise, play or bet debited by its wallet."""
     if not _real(found, token):
         return play.decide(found, token, round_id, decision, request)
+    pending = _hold_decision(found, token, round_id, decision, request)
+    if isinstance(pending, Answer):
+        return pending
+    return _settle(found, token, request, pending, _call(found, pending))
+
+
+def _hold_decision(found: Services, token: str, round_id: int, decision: dict[str, object],
+                   request: MoneyRequest) -> Pending | Answer:
+    """Play the decision in memory and hold its stake; a decision without one is
+    written at once, in this transaction."""
     kind, amount = str(decision["action"]), decision.get("amount")
-    wanted = None if amount is None else int(str(amount))
-    held = _hold_decision(found, token, round_id, kind, wanted, request)
-    if isinstance(held, Answer):
-        return held
-    stake, seated = held
-    outcome = found.wallets.bet(seated.wallet, stake.bet_id, seated.player, seated.currency,
-                                stake.amount, str(round_id), seated.session, seated.rules_id)
-    faults.wallet_answered()
-    return _settle_decision(found, token, round_id, kind, wanted, request, stake, outcome)
-
-
-def _hold_decision(found: Services, token: str, round_id: int, kind: str,
-                   amount: int | None, request: MoneyRequest
-                   ) -> tuple[Held, Seated] | Answer:
-    """Hold a decision's stake (the engine checks the decision; nothing of it is
-    played yet); a decision without one is played at once, in this transaction."""
     attempts = Attempts(found, token, request)
-    held: tuple[Held, Seated] | None = None
+    pending: Pending | None = None
     for frame in attempts:
         done: tuple[Played, Fresh | None] | None = None
         with frame:
             values = frame.read(_ACT_READ, {"round_id": round_id}, f"round {round_id}")
             if frame.replayed:
                 break
-            at, seated = _their_table(values)
+            at, seated = _their_table(values, frame.caller)
             seen = found.hub.stamp(at.table.id)
             loaded = play.loaded_of(frame.connection, at)
             assert loaded is not None
-            _, _, stake = table_play.checked_decision(loaded, frame.caller.user_id, kind,
-                                                      amount)
-            if stake == 0:
-                played = table_play.decide(at.table, loaded, frame.caller.user_id, kind,
-                                           amount, now())
+            played = table_play.decide(at.table, loaded, frame.caller.user_id, kind,
+                                       None if amount is None else int(str(amount)), now())
+            if _stake(played, frame.caller) == 0:
                 done = played, _commit(found, frame, at, seen, played, seated, 200)
                 continue
-            held = hold(frame.connection, seated, found.wallets.settings, round_id,
-                        stake), seated
-            frame.keep(Batch())
+            pending = _hold(found, frame, at, seated, played, 200)
     if done is not None:
         play.show_change(found, *done)
-    if attempts.answer is not HELD or held is None:
-        assert attempts.answer is not None
-        return attempts.answer
-    return held
+    return _pending_or_answer(attempts, pending)
 
 
-def _settle_decision(found: Services, token: str, round_id: int, kind: str,
-                     amount: int | None, request: MoneyRequest, held: Held,
-                     outcome: Outcome) -> Answer:
+# --- holding, calling, settling ---------------------------------------------------------------
+
+def _hold(found: Services, frame: Frame, at: AtTable, seated: Seated, played: Played,
+          status: int) -> Pending:
+    """Write the stake to the outbox, held, and end the first transaction."""
+    held = hold(frame.connection, seated, found.wallets.settings, played.loaded.record.id,
+                _stake(played, frame.caller))
+    frame.keep(Batch())
+    return Pending(held, seated, at, played, frame.caller, status)
+
+
+def _pending_or_answer(attempts: Attempts, pending: Pending | None) -> Pending | Answer:
+    if attempts.answer is HELD and pending is not None:
+        return pending
+    assert attempts.answer is not None
+    return attempts.answer
+
+
+def _call(found: Services, pending: Pending) -> Outcome:
+    """The wallet asked to debit the held stake (no transaction is open)."""
+    seated, held = pending.seated, pending.held
+    outcome = found.wallets.bet(seated.wallet, held.bet_id, seated.player, seated.currency,
+                                held.amount, str(held.round_id), seated.session,
+                                seated.rules_id)
+    faults.wallet_answered()
+    return outcome
+
+
+def _settle(found: Services, token: str, request: MoneyRequest, pending: Pending,
+            outcome: Outcome) -> Answer:
+    """The second transaction: the wallet's answer recorded and, if it took the stake,
+    the move played in the first written and answered. One attempt: if it fails, the
+    held stake's rollback gives the stake back when it falls due."""
     attempts = Attempts(found, token, request)
+    frame = Frame(attempts, last=True)
     refusal: str | None = None
-    for frame in attempts:
-        done: tuple[Played, Fresh | None] | None = None
-        with frame:
-            values = frame.read(_ACT_READ, {"round_id": round_id}, f"round {round_id}")
-            if frame.replayed:
-                break
-            at, seated = _their_table(values, settling=True)
+    done: tuple[Played, Fresh | None] | None = None
+    with frame:
+        frame.resume(pending.caller)
+        refusal = record_answer(frame.connection, pending.held, outcome)
+        if refusal is not None:
+            frame.keep(Batch())
+        else:
+            assert isinstance(outcome, Applied)
+            played, at = pending.played, pending.at
             seen = found.hub.stamp(at.table.id)
-            refusal = record_answer(frame.connection, held, outcome)
-            if refusal is not None:
-                frame.keep(Batch())
-                continue
-            loaded = play.loaded_of(frame.connection, at)
-            assert loaded is not None
-            played = table_play.decide(at.table, loaded, frame.caller.user_id, kind, amount,
-                                       now())
-            done = played, _commit(found, frame, at, seen, played, seated, 200)
+            if played.new_seat is not None:
+                played.new_seat.balance_before = (outcome.balance // pending.seated.chip_value
+                                                  + played.new_seat.staked)
+            done = played, _commit(found, frame, at, seen, played, pending.seated,
+                                   pending.status)
     if refusal is not None:
         raise Conflict(refusal)
     if done is not None:
@@ -300,20 +294,16 @@ def _settle_decision(found: Services, token: str, round_id: int, kind: str,
 
 # --- the steps they share ---------------------------------------------------------------------
 
-def _their_table(values: dict[str, object], settling: bool = False
-                 ) -> tuple[AtTable, Seated]:
+def _their_table(values: dict[str, object], caller: Caller) -> tuple[AtTable, Seated]:
     """What the first read found: the table, its round with its seats, and the session
-    it is played in, if the caller's session plays it and may stake. Settling a stake
-    the wallet answered, neither a disabled operator nor a stake still held refuses."""
+    it is played in, if the caller's session is that one and may stake now."""
     at = round_store.at_table(values)
     if "seats_json" in values:  # a bet's read: the table's unfinished round, all seats
         at = AtTable(at.table, at.round, round_store.seats_of_json(values["seats_json"]),
                      at.sitting, at.last_seed, at.my_seat, at.balance, at.unfinished)
     seated = seated_of(values)
-    if seated is None or not seated.real:
+    if seated is None or not seated.real or values["o_token_id"] != caller.token_id:
         raise not_found(f"table {at.table.id}")
-    if settling:
-        return at, seated
     if seated.disabled:
         raise Forbidden(f"operator {seated.wallet.operator_id!r} is disabled: it takes no "
                         "stake")
@@ -323,8 +313,8 @@ def _their_table(values: dict[str, object], settling: bool = False
     return at, seated
 
 
-def _stake(played: Played, frame: Frame) -> int:
-    return sum(move.stake for move in played.moves if move.user_id == frame.caller.user_id)
+def _stake(played: Played, caller: Caller) -> int:
+    return sum(move.stake for move in played.moves if move.user_id == caller.user_id)
 
 
 def _commit(found: Services, frame: Frame, at: AtTable, seen: int, played: Played,

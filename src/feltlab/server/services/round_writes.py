@@ -56,7 +56,8 @@ def open_round(connection: Connection, played: Played) -> None:
 
 
 def reserve(connection: Connection, record: Round) -> int:
-    """Insert a round waiting for its stake (:func:`table_play.waiting_round`); its id."""
+    """Insert a round waiting for its stake (:func:`table_play.waiting_round`) as it is
+    (no action, no seat); its id, set on it too."""
     record.id = int(_NEW_ROUND.scalar(connection, {
         name: getattr(record, name) for name in ROUND_NAMES if name != "id"}))
     return record.id

@@ -41,7 +41,6 @@ from feltlab.server.models import GameTable, Round, RoundSeat, detached
 from feltlab.server.services.ledger import Move
 from feltlab.server.services.round_store import (
     EMPTY_LOG,
-    ROUND_NAMES,
     AtTable,
     LoadedRound,
     cached_deck,
@@ -155,13 +154,11 @@ def waiting_for_stake(current: LoadedRound | None) -> bool:
             and current.state.phase is Phase.WAGERS and not current.state.log)
 
 
-def waiting_round(played: Played) -> Round:
-    """The round ``played`` opened, as it is before its stake is taken: its seeds and
-    times, no action, no seat (see :func:`waiting_for_stake`)."""
-    values = {name: getattr(played.loaded.record, name) for name in ROUND_NAMES}
-    return detached(Round, values | {"phase": Phase.WAGERS.value, "log": EMPTY_LOG,
-                                     "deadline": None, "completed_at": None,
-                                     "figures_pending": False})
+def waiting_round(table: GameTable, found: AtTable, client_seed: str, moment: datetime
+                  ) -> LoadedRound:
+    """A new private round waiting for its stake (see :func:`waiting_for_stake`): its
+    seeds derived as any new round's, no action, no seat; :func:`bet` goes into it."""
+    return _open(table, found, client_seed, moment)
 
 
 def _open(table: GameTable, found: AtTable, client_seed: str, moment: datetime

@@ -15,7 +15,8 @@ import pytest
 from fastapi.testclient import TestClient
 
 from feltlab.server.app import create_app
-from feltlab.server.services.outbox import OutboxSettings, OutboxWorker
+from feltlab.server.services.outbox import OutboxSettings
+from feltlab.server.services.outbox_worker import OutboxWorker
 from server.answers import CheckingClient
 from server.conftest import settings_for
 from server.operators_helpers import (

@@ -30,7 +30,6 @@ from feltlab.server.services.database import (
 from feltlab.server.services.operators import add_operator
 from feltlab.server.services.outbox import (
     OutboxSettings,
-    OutboxWorker,
     WalletCall,
     due,
     find,
@@ -39,6 +38,7 @@ from feltlab.server.services.outbox import (
     resolve_by_hand,
     retry_now,
 )
+from feltlab.server.services.outbox_worker import OutboxWorker
 from feltlab.server.services.wallet_client import (
     Applied,
     ClientSettings,

@@ -213,3 +213,21 @@ def test_a_failing_batch_writes_nothing(engine: Engine) -> None:
             batch.add(Prepared(text("SELECT '%%'")), {}, changes=())
             batch.add(add, _row("y"))
             batch.run(connection)
+
+
+def test_every_row_of_a_multi_row_insert_is_converted_as_its_column() -> None:
+    """A bare bind was typed for the first row only: on SQLite a later row's datetime was
+    written unconverted, in another text format than SQLAlchemy's."""
+    from datetime import UTC, datetime
+
+    from sqlalchemy import Column, DateTime, Integer, MetaData, Table, create_engine, text
+
+    engine = create_engine("sqlite://")
+    table = Table("moments", MetaData(), Column("id", Integer, primary_key=True),
+                  Column("at", DateTime(timezone=True)))
+    table.metadata.create_all(engine)
+    moment = datetime(2026, 1, 2, 3, 4, 5, 678, tzinfo=UTC)
+    with engine.begin() as connection:
+        Prepared(insert(table)).run_rows(connection, [{"at": moment}] * 3)
+        stored = connection.execute(text("SELECT at FROM moments")).scalars().all()
+    assert stored == ["2026-01-02 03:04:05.000678"] * 3

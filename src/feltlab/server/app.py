@@ -45,7 +45,8 @@ from feltlab.server.services import rulesets
 from feltlab.server.services.context import Services, open_services
 from feltlab.server.services.database import database_reachable
 from feltlab.server.services.ledger_check import LedgerWatch, last_check
-from feltlab.server.services.outbox import OutboxSettings, OutboxWorker
+from feltlab.server.services.outbox import OutboxSettings
+from feltlab.server.services.outbox_worker import OutboxWorker
 from feltlab.server.services.reports import read_alert_counts
 from feltlab.server.services.statements import database_name
 from feltlab.server.services.wallet_client import ClientSettings, WalletClient

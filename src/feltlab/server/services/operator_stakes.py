@@ -66,16 +66,19 @@ def hold(connection: Connection, seated: Seated, client: ClientSettings, round_i
     moment = now()
     wallet = seated.wallet
     amount = stake * seated.chip_value
-    bet_id = outbox.queue_call(
-        connection, operator_id=wallet.operator_id, player=seated.player,
-        session=seated.session, currency=seated.currency, kind="bet", amount=amount,
-        round_id=round_id, rules=seated.rules_id, now=moment, held=True)
     due = moment + timedelta(seconds=wallet.timeout_seconds + client.slot_wait_seconds
                              + client.rollback_grace_seconds)
-    rollback_id = outbox.queue_call(
-        connection, operator_id=wallet.operator_id, player=seated.player,
-        session=seated.session, currency=seated.currency, kind="rollback", amount=amount,
-        round_id=round_id, rolled_back=bet_id, now=moment, first_try_at=due)
+    bet_id, rollback_id = outbox.new_transaction_id(), outbox.new_transaction_id()
+    common = {"operator_id": wallet.operator_id, "player": seated.player,
+              "session": seated.session, "currency": seated.currency, "amount": amount,
+              "round_id": round_id, "bets": "[]", "state": outbox.PENDING, "attempts": 0,
+              "last_error": None, "flagged": False, "created_at": moment,
+              "updated_at": moment}
+    outbox.QUEUE.run_rows(connection, [  # one statement: the bet, then its rollback
+        common | {"transaction_id": bet_id, "kind": "bet", "rolled_back": None,
+                  "rules": seated.rules_id, "next_try_at": None},
+        common | {"transaction_id": rollback_id, "kind": "rollback", "rolled_back": bet_id,
+                  "rules": "", "next_try_at": due}])
     return Held(bet_id, rollback_id, round_id, amount, due)
 
 

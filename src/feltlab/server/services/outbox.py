@@ -29,10 +29,8 @@ from __future__ import annotations
 
 import json
 import logging
-import threading
-import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Final
@@ -60,11 +58,8 @@ from feltlab.server.services.database import session_factory, transaction, write
 from feltlab.server.services.statements import Prepared
 from feltlab.server.services.wallet_client import (
     Applied,
-    OperatorWallet,
     Outcome,
     Unclear,
-    WalletClient,
-    wallet_of,
 )
 
 log = logging.getLogger("feltlab.server")
@@ -158,7 +153,7 @@ def queue_call(connection: Connection, *, operator_id: str, player: str, session
         raise ValueError("a rollback, and only a rollback, names the bet it rolls back")
     moment = now or clock_now()
     tid = transaction_id or new_transaction_id()
-    _QUEUE.run(connection, {
+    QUEUE.run(connection, {
         "transaction_id": tid, "operator_id": operator_id, "player": player,
         "session": session, "currency": currency, "kind": kind, "amount": amount,
         "round_id": round_id, "bets": json.dumps(list(bets)), "rolled_back": rolled_back,
@@ -168,7 +163,7 @@ def queue_call(connection: Connection, *, operator_id: str, player: str, session
     return tid
 
 
-_QUEUE = Prepared(insert(_CALLS))
+QUEUE = Prepared(insert(_CALLS))
 """Built once: every stake an operator's player makes writes two rows."""
 
 
@@ -231,6 +226,11 @@ _ROLLED_BACK = (update(_CALLS).where(
     _CALLS.c.transaction_id == bindparam("bet_id"), _CALLS.c.kind == "bet",
     _CALLS.c.state.in_([ACKNOWLEDGED, PENDING]))
     .values(state=ROLLED_BACK, updated_at=bindparam("moment")))
+_ACKNOWLEDGED = (update(_CALLS).where(_CALLS.c.transaction_id == bindparam("tid"),
+                                      _CALLS.c.state == PENDING)
+                 .values(state=ACKNOWLEDGED, attempts=_CALLS.c.attempts + 1, next_try_at=None,
+                         last_error=None, flagged=False, updated_at=bindparam("moment"))
+                 .returning(*_CALLS.c))
 _TRIED = (update(_CALLS).where(_CALLS.c.id == bindparam("call_id")).values(
     state=bindparam("new_state"), attempts=bindparam("new_attempts"),
     next_try_at=bindparam("new_next_try_at"), last_error=bindparam("new_last_error"),
@@ -255,34 +255,52 @@ def record(engine: Engine, transaction_id: str, outcome: Outcome,
     same, so it is retried like an unclear one, its error kept in ``last_error``. Unclear:
     tried again after :func:`gap`, or flagged once it is older than the give-up age. A
     call no longer pending (resolved by hand meanwhile) is left as it is."""
+    (kept,) = record_all(engine, [(transaction_id, outcome)], now, settings)
+    return kept
+
+
+def record_all(engine: Engine, answers: Sequence[tuple[str, Outcome]],
+               now: datetime | None = None, settings: OutboxSettings = OutboxSettings()
+               ) -> list[WalletCall]:
+    """:func:`record` for several calls' answers, in one transaction (a worker's batch)."""
     moment = now or clock_now()
     with write_connection(engine) as connection:
-        call = _locked(connection, transaction_id)
-        if call.state != PENDING:
-            return call
-        tried = {"call_id": call.id, "new_state": PENDING, "new_attempts": call.attempts + 1,
-                 "new_next_try_at": None, "new_last_error": None, "new_flagged": False,
-                 "moment": moment}
-        if isinstance(outcome, Applied):
-            tried["new_state"] = ACKNOWLEDGED
-            if call.kind == "rollback" and call.rolled_back is not None:
-                connection.execute(_ROLLED_BACK, {"bet_id": call.rolled_back,
-                                                  "moment": moment})
-        elif not isinstance(outcome, Unclear) and call.kind == "bet":
-            tried |= {"new_state": REFUSED, "new_last_error": outcome.error}
+        return [_record(connection, transaction_id, outcome, moment, settings)
+                for transaction_id, outcome in answers]
+
+
+def _record(connection: Connection, transaction_id: str, outcome: Outcome,
+            moment: datetime, settings: OutboxSettings) -> WalletCall:
+    if isinstance(outcome, Applied):  # most answers: one statement, no read first
+        found = connection.execute(_ACKNOWLEDGED, {"tid": transaction_id, "moment": moment}
+                                   ).mappings().one_or_none()
+        if found is None:  # unknown, or no longer pending: as it is
+            return _locked(connection, transaction_id)
+        call = _call_of(found)
+        if call.kind == "rollback" and call.rolled_back is not None:
+            connection.execute(_ROLLED_BACK, {"bet_id": call.rolled_back, "moment": moment})
+        return call
+    call = _locked(connection, transaction_id)
+    if call.state != PENDING:
+        return call
+    tried = {"call_id": call.id, "new_state": PENDING, "new_attempts": call.attempts + 1,
+             "new_next_try_at": None, "new_last_error": None, "new_flagged": False,
+             "moment": moment}
+    if not isinstance(outcome, Unclear) and call.kind == "bet":
+        tried |= {"new_state": REFUSED, "new_last_error": outcome.error}
+    else:
+        error = (outcome.reason if isinstance(outcome, Unclear)
+                 else f"refused: {outcome.error}")
+        tried["new_last_error"] = error
+        if (moment - call.created_at).total_seconds() >= settings.give_up_after_seconds:
+            tried["new_flagged"] = True
+            log.error("wallet call %s (%s, operator %s) unanswered since %s: flagged, "
+                      "no more retries (%s)", call.transaction_id, call.kind,
+                      call.operator_id, call.created_at.isoformat(), error)
         else:
-            error = (outcome.reason if isinstance(outcome, Unclear)
-                     else f"refused: {outcome.error}")
-            tried["new_last_error"] = error
-            if (moment - call.created_at).total_seconds() >= settings.give_up_after_seconds:
-                tried["new_flagged"] = True
-                log.error("wallet call %s (%s, operator %s) unanswered since %s: flagged, "
-                          "no more retries (%s)", call.transaction_id, call.kind,
-                          call.operator_id, call.created_at.isoformat(), error)
-            else:
-                tried["new_next_try_at"] = moment + timedelta(
-                    seconds=gap(call.attempts + 1, settings))
-        return _call_of(connection.execute(_TRIED, tried).mappings().one())
+            tried["new_next_try_at"] = moment + timedelta(
+                seconds=gap(call.attempts + 1, settings))
+    return _call_of(connection.execute(_TRIED, tried).mappings().one())
 
 
 def _locked(connection: Connection, transaction_id: str) -> WalletCall:
@@ -337,93 +355,3 @@ def resolve_by_hand(engine: Engine, transaction_id: str, actor: str, note: str,
                      transaction_id=transaction_id, operator=call.operator_id,
                      call_kind=call.kind, amount=call.amount, attempts=call.attempts, note=note)
         return _locked(db.connection(), transaction_id)
-
-
-def send(client: WalletClient, wallet: OperatorWallet, call: WalletCall) -> Outcome:
-    """One try of ``call`` at the wallet (no database transaction is open meanwhile)."""
-    round_id = str(call.round_id) if call.round_id is not None else ""
-    if call.kind == "bet":
-        return client.bet(wallet, call.transaction_id, call.player, call.currency,
-                          call.amount, round_id, call.session, call.rules)
-    if call.kind == "win":
-        return client.win(wallet, call.transaction_id, call.player, call.currency,
-                          call.amount, round_id, call.bets, call.session)
-    return client.rollback(wallet, call.transaction_id, call.rolled_back or "", call.player,
-                           call.currency, round_id, call.session)
-
-
-WALLET_KEPT_SECONDS: Final = 10.0
-"""How long the worker keeps an operator's wallet (its URL, timeout and secrets)."""
-
-
-class OutboxWorker:
-    """A daemon thread that sends the due calls: every
-    :attr:`~OutboxSettings.tick_seconds` (at once after a full batch) it claims a batch,
-    calls the wallets outside any database transaction, and records each answer. An
-    error is logged and the loop goes on; the row is sent again once its claim lapses.
-    ``clock`` is the time it works by (tests move it)."""
-
-    def __init__(self, engine: Engine, client: WalletClient,
-                 settings: OutboxSettings = OutboxSettings(),
-                 clock: Callable[[], datetime] = clock_now, name: str = "wallet-outbox"
-                 ) -> None:
-        self.engine, self.client, self.settings, self.clock = engine, client, settings, clock
-        self.name = name
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
-        self._wallets: dict[str, tuple[float, OperatorWallet | Unclear]] = {}
-
-    def start(self) -> None:
-        self._stop.clear()
-        self._thread = threading.Thread(target=self._run, name=self.name, daemon=True)
-        self._thread.start()
-
-    def stop(self) -> None:
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout=10)
-            self._thread = None
-
-    def run_once(self) -> int:
-        """Claim, send and record one batch; answers how many calls were sent."""
-        calls = claim(self.engine, self.clock(), self.settings)
-        for call in calls:
-            try:
-                outcome = self._send(call)
-                record(self.engine, call.transaction_id, outcome, self.clock(), self.settings)
-            except Exception:  # the claim lapses and the call is sent again
-                log.exception("wallet call %s could not be sent or recorded",
-                              call.transaction_id)
-        return len(calls)
-
-    def _send(self, call: WalletCall) -> Outcome:
-        wallet = self._wallet(call.operator_id)
-        if isinstance(wallet, Unclear):
-            return wallet
-        return send(self.client, wallet, call)
-
-    def _wallet(self, operator_id: str) -> OperatorWallet | Unclear:
-        """The operator's wallet, read again every :data:`WALLET_KEPT_SECONDS` (two reads
-        of the registry for each win cost more than the win's own call; a rotated secret
-        is taken up within that time, and the operator accepts both meanwhile)."""
-        moment = time.monotonic()
-        kept = self._wallets.get(operator_id)
-        if kept is not None and moment - kept[0] < WALLET_KEPT_SECONDS:
-            return kept[1]
-        wallet: OperatorWallet | Unclear
-        try:
-            wallet = wallet_of(self.engine, operator_id, even_disabled=True)
-        except NotFound as error:  # removed: nothing is signed
-            wallet = Unclear(f"operator: {error}")
-        self._wallets[operator_id] = moment, wallet
-        return wallet
-
-    def _run(self) -> None:
-        while not self._stop.is_set():
-            try:
-                sent = self.run_once()
-            except Exception:  # the database away a moment: try again next tick
-                log.exception("the wallet outbox worker's batch failed; retrying")
-                sent = 0
-            if sent < self.settings.batch:
-                self._stop.wait(self.settings.tick_seconds)

@@ -189,8 +189,12 @@ class Prepared:
         if statement is not None and rows:
             if not isinstance(statement, Insert):
                 raise TypeError("only an INSERT takes several rows in one statement")
+            columns = statement.table.c  # each row's values typed as their columns (a
+            # bare bind is typed for the first row only: a later row's datetime went to
+            # SQLite unconverted, written in another format)
             statement = statement.values([
-                {name: bindparam(f"{name}_m{index}") for name in keys}
+                {name: bindparam(f"{name}_m{index}", type_=columns[name].type)
+                 for name in keys}
                 for index in range(rows)])
             form = _compile(statement, dialect, ())
         elif statement is not None:

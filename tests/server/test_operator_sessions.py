@@ -7,6 +7,8 @@ time, and an idle round folded with its win sent."""
 from __future__ import annotations
 
 import json
+import threading
+import time
 from collections.abc import Iterator
 from datetime import timedelta
 from typing import Any
@@ -203,3 +205,31 @@ def test_a_table_is_played_by_its_own_session_only(app_client: TestClient) -> No
     second = launch(app_client, player=player)["session"]
     assert bet(app_client, second, table).status_code == 404
     assert bet(app_client, first, table).status_code == 201
+
+
+def test_a_rollback_touched_while_the_wallet_answers_wins_over_the_answer(
+        app_client: TestClient, wallet_server: WalletProcess) -> None:
+    """The wallet took the stake, but meanwhile the stake's rollback was made due (a
+    person's "retry now"): the move is not written, the player is refused, and the
+    rollback gives the stake back."""
+    from feltlab.server.operator_models import WalletTransaction
+
+    engine = app_client.app.state.services.engine  # type: ignore[attr-defined]
+    player = unique("late")
+    session = launch(app_client, player=player)["session"]
+    table = open_table(app_client, session)
+    wallet_server.faults([{"mode": "slow", "endpoints": ["bet"], "count": 1, "delay": 0.3}])
+    answers: list[Any] = []
+    betting = threading.Thread(target=lambda: answers.append(bet(app_client, session, table)))
+    betting.start()
+    time.sleep(0.15)  # the bet is with the wallet now
+    with engine.begin() as connection:
+        connection.execute(update(WalletTransaction).where(
+            WalletTransaction.kind == "rollback").values(next_try_at=now()))
+    betting.join()
+    assert answers[0].status_code == 409, answers[0].text
+    drain(app_client)
+    assert [(call.kind, call.state) for call in wallet_calls(engine)] == [
+        ("bet", "rolled_back"), ("rollback", "acknowledged")]
+    with wallet_server.ledger() as ledger:
+        assert ledger.balance(player, "EUR") == START

@@ -24,7 +24,7 @@ from feltlab.server.services import outbox, play, round_store, round_writes, tab
 from feltlab.server.services.context import Services
 from feltlab.server.services.database import write_connection
 from feltlab.server.services.operator_play import seated_by_id
-from feltlab.server.services.operator_stakes import queue_win
+from feltlab.server.services.operator_stakes import queue_win, taken_bets
 from feltlab.server.services.round_store import AtTable
 from feltlab.server.services.statements import Batch, Prepared
 
@@ -79,12 +79,13 @@ def _fold(found: Services, round_id: int) -> int:
         seat = next(each for each in loaded.seats if each.seat == loaded.state.to_act)
         moment = now()
         played = table_play.decide(table, loaded, seat.user_id, "fold", None, moment)
+        batch = Batch()
         if played.complete:
             for each in loaded.seats:
                 if each.total is not None:
                     each.balance_after = each.balance_before + each.total
-            queue_win(connection, seated_by_id(connection, table.operator_session_id), loaded)
-        batch = Batch()
+            queue_win(batch, seated_by_id(connection, table.operator_session_id), loaded,
+                      taken_bets(connection, loaded.record.id))
         round_writes.write(batch, played, moment)
         batch.run(connection)
     play.show_change(found, played, None)

@@ -54,14 +54,17 @@ from feltlab.server.services.money_frame import HELD, Attempts, Frame, first_rea
 from feltlab.server.services.operator_stakes import (
     Held,
     Seated,
+    bets_of,
     hold,
     queue_win,
     record_answer,
+    take_stake,
+    taken_bets_column,
 )
 from feltlab.server.services.round_store import AtTable
 from feltlab.server.services.statements import Batch, Prepared
 from feltlab.server.services.table_play import Played, Wagers
-from feltlab.server.services.wallet_client import Applied, OperatorWallet, Outcome
+from feltlab.server.services.wallet_client import Applied, OperatorWallet, Outcome, Unclear
 from feltlab.server.views import Fresh
 
 __all__ = ["bet", "decide", "seated_by_id", "seated_of"]
@@ -99,11 +102,12 @@ def _table_and_its_round(joined: Join) -> Join:
         _ROUNDS.c.table_id == _TABLES.c.id) & (_ROUNDS.c.phase != "complete")))
 
 
+_TAKEN = taken_bets_column(_ROUNDS.c.id)
 _BET_READ = first_read(*round_store.BET_COLUMNS, *round_store.ROUND_COLUMNS,
-                       round_store.seats_json(_ROUNDS.c.id), _HELD, *SEATED_COLUMNS,
+                       round_store.seats_json(_ROUNDS.c.id), _HELD, _TAKEN, *SEATED_COLUMNS,
                        joined=_table_and_its_round, table_id=round_store.TABLE_ID,
                        locked=round_store.LOCKED)
-_ACT_READ = first_read(*round_store.SEATED_COLUMNS, _HELD, *SEATED_COLUMNS,
+_ACT_READ = first_read(*round_store.SEATED_COLUMNS, _HELD, _TAKEN, *SEATED_COLUMNS,
                        joined=lambda joined: _and_operator(round_store.round_and_seat(joined)),
                        table_id=round_store.TABLE_ID, locked=round_store.LOCKED)
 _MODE_OF = Prepared(select(_SESSIONS.c.mode).select_from(
@@ -157,6 +161,8 @@ class Pending:
     played: Played
     caller: Caller
     status: int
+    taken: list[str]
+    """The round's bets the wallet took before this one."""
 
 
 def bet(found: Services, token: str, table_id: int, placed: Wagers,
@@ -188,7 +194,8 @@ def _hold_bet(found: Services, token: str, table_id: int, placed: Wagers,
                 current = table_play.waiting_round(at.table, at, placed.client_seed, moment)
                 round_writes.reserve(frame.connection, current.record)
             played = table_play.bet(at, current, frame.caller.user_id, placed, moment)
-            pending = _hold(found, frame, at, seated, played, 201)
+            pending = _hold(found, frame, at, seated, played, 201,
+                            bets_of(values["taken_bets"]))
     return _pending_or_answer(attempts, pending)
 
 
@@ -224,10 +231,12 @@ def _hold_decision(found: Services, token: str, round_id: int, decision: dict[st
             assert loaded is not None
             played = table_play.decide(at.table, loaded, frame.caller.user_id, kind,
                                        None if amount is None else int(str(amount)), now())
+            taken = bets_of(values["taken_bets"])
             if _stake(played, frame.caller) == 0:
-                done = played, _commit(found, frame, at, seen, played, seated, 200)
+                done = played, _commit(found, frame, at, seen, played, seated, 200, taken,
+                                       Batch())
                 continue
-            pending = _hold(found, frame, at, seated, played, 200)
+            pending = _hold(found, frame, at, seated, played, 200, taken)
     if done is not None:
         play.show_change(found, *done)
     return _pending_or_answer(attempts, pending)
@@ -236,12 +245,12 @@ def _hold_decision(found: Services, token: str, round_id: int, decision: dict[st
 # --- holding, calling, settling ---------------------------------------------------------------
 
 def _hold(found: Services, frame: Frame, at: AtTable, seated: Seated, played: Played,
-          status: int) -> Pending:
+          status: int, taken: list[str]) -> Pending:
     """Write the stake to the outbox, held, and end the first transaction."""
     held = hold(frame.connection, seated, found.wallets.settings, played.loaded.record.id,
                 _stake(played, frame.caller))
     frame.keep(Batch())
-    return Pending(held, seated, at, played, frame.caller, status)
+    return Pending(held, seated, at, played, frame.caller, status, taken)
 
 
 def _pending_or_answer(attempts: Attempts, pending: Pending | None) -> Pending | Answer:
@@ -261,33 +270,50 @@ def _call(found: Services, pending: Pending) -> Outcome:
     return outcome
 
 
+class _Late(Exception):
+    """The held stake's rollback was no longer there to take back: the transaction that
+    would have written the move rolls back."""
+
+
 def _settle(found: Services, token: str, request: MoneyRequest, pending: Pending,
             outcome: Outcome) -> Answer:
-    """The second transaction: the wallet's answer recorded and, if it took the stake,
-    the move played in the first written and answered. One attempt: if it fails, the
-    held stake's rollback gives the stake back when it falls due."""
-    attempts = Attempts(found, token, request)
-    frame = Frame(attempts, last=True)
-    refusal: str | None = None
-    done: tuple[Played, Fresh | None] | None = None
+    """The second transaction: if the wallet took the stake, the move played in the
+    first written with the stake's rollback taken back and its bet acknowledged, all
+    among the request's last writes (one statement on PostgreSQL), and answered; else,
+    or if the rollback was not there to take back, the wallet's answer recorded and the
+    player refused. One attempt: if it fails, the held stake's rollback gives the stake
+    back when it falls due."""
+    if isinstance(outcome, Applied) and now() < pending.held.rollback_due:
+        try:
+            return _write_the_move(found, token, request, pending, outcome)
+        except _Late:
+            outcome = Unclear("the answer came too late to record")
+    frame = Frame(Attempts(found, token, request), last=True)
     with frame:
         frame.resume(pending.caller)
         refusal = record_answer(frame.connection, pending.held, outcome)
-        if refusal is not None:
-            frame.keep(Batch())
-        else:
-            assert isinstance(outcome, Applied)
-            played, at = pending.played, pending.at
-            seen = found.hub.stamp(at.table.id)
-            if played.new_seat is not None:
-                played.new_seat.balance_before = (outcome.balance // pending.seated.chip_value
-                                                  + played.new_seat.staked)
-            done = played, _commit(found, frame, at, seen, played, pending.seated,
-                                   pending.status)
-    if refusal is not None:
-        raise Conflict(refusal)
-    if done is not None:
-        play.show_change(found, *done)
+        frame.keep(Batch())
+    raise Conflict(refusal)
+
+
+def _write_the_move(found: Services, token: str, request: MoneyRequest, pending: Pending,
+                    outcome: Applied) -> Answer:
+    attempts = Attempts(found, token, request)
+    frame = Frame(attempts, last=True)
+    played, at = pending.played, pending.at
+    with frame:
+        frame.resume(pending.caller)
+        seen = found.hub.stamp(at.table.id)
+        if played.new_seat is not None:
+            played.new_seat.balance_before = (outcome.balance // pending.seated.chip_value
+                                              + played.new_seat.staked)
+        batch = Batch()
+        taken = take_stake(batch, pending.held)
+        fresh = _commit(found, frame, at, seen, played, pending.seated, pending.status,
+                        [*pending.taken, pending.held.bet_id], batch)
+        if not taken.values:
+            raise _Late
+    play.show_change(found, played, fresh)
     assert attempts.answer is not None
     return attempts.answer
 
@@ -318,18 +344,17 @@ def _stake(played: Played, caller: Caller) -> int:
 
 
 def _commit(found: Services, frame: Frame, at: AtTable, seen: int, played: Played,
-            seated: Seated, status: int) -> Fresh | None:
-    """Write the round's step (and at its end, its win to the outbox) and answer."""
-    connection, moment = frame.connection, now()
+            seated: Seated, status: int, taken: list[str], batch: Batch) -> Fresh | None:
+    """Write the round's step (and at its end, its win to the outbox, naming the bets
+    ``taken``) among the request's last writes (``batch``), and answer."""
     if played.complete:
         for seat in played.loaded.seats:
             if seat.total is not None:
                 seat.balance_after = seat.balance_before + seat.total
-        queue_win(connection, seated, played.loaded)
-    batch = Batch()
-    joined = round_writes.write(batch, played, moment)
-    names = play.names_of(connection, at, played, frame.caller.username)
-    fresh = play.fresh_state(found, connection, batch, seen, at, played, names)
+        queue_win(batch, seated, played.loaded, taken)
+    joined = round_writes.write(batch, played, now())
+    names = play.names_of(frame.connection, at, played, frame.caller.username)
+    fresh = play.fresh_state(found, frame.connection, batch, seen, at, played, names)
     frame.answer(status, play.answer_view(played, frame.caller.user_id, names, fresh), batch)
     if played.new_seat is not None and joined is not None:
         played.new_seat.id = joined.values[0]

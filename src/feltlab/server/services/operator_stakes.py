@@ -8,19 +8,22 @@ a statement costs more CPU than running it."""
 
 from __future__ import annotations
 
+import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import cast
 
 from sqlalchemy import Connection, bindparam, delete, select, update
+from sqlalchemy.sql import ColumnElement
 
 from feltlab.server.clock import now
 from feltlab.server.models import table_of
 from feltlab.server.operator_models import WalletTransaction
 from feltlab.server.services import outbox
 from feltlab.server.services.round_store import LoadedRound
-from feltlab.server.services.statements import Prepared
+from feltlab.server.services.statements import Batch, Deferred, Prepared, json_rows
 from feltlab.server.services.wallet_client import (
-    Applied,
     ClientSettings,
     OperatorWallet,
     Outcome,
@@ -96,21 +99,16 @@ _ROLL_BACK_NOW = Prepared(update(_CALLS).where(
     _CALLS.c.next_try_at <= bindparam("due")).values(next_try_at=bindparam("moment")))
 
 
-def record_answer(connection: Connection, held: Held, outcome: Outcome) -> str | None:
-    """The wallet's answer to a held stake, in the request's second transaction: None
-    if it took the stake and the rollback was still untouched (dropped now, the bet
-    acknowledged); otherwise the refusal for the player, the bet's end written (refused;
-    or, unclear, its rollback due now)."""
+def record_answer(connection: Connection, held: Held, outcome: Outcome) -> str:
+    """The end of a held stake the move was not written for, in the request's second
+    transaction; answers the refusal for the player. Refused by the wallet (and the
+    rollback still untouched: dropped now): the bet is ``refused``. Anything else (no
+    clear answer, or an answer recorded too late to take the rollback back): the
+    rollback is due at once."""
     moment = now()
     answered = {"tid": held.bet_id, "moment": moment}
-    clear = isinstance(outcome, Applied | Refused)
-    if clear and moment < held.rollback_due and _TAKE_BACK.run(
+    if isinstance(outcome, Refused) and moment < held.rollback_due and _TAKE_BACK.run(
             connection, {"tid": held.rollback_id, "due": held.rollback_due}):
-        if isinstance(outcome, Applied):
-            _ANSWERED.run(connection, answered | {"new_state": outbox.ACKNOWLEDGED,
-                                                  "error": None})
-            return None
-        assert isinstance(outcome, Refused)
         _ANSWERED.run(connection, answered | {"new_state": outbox.REFUSED,
                                               "error": outcome.error})
         return f"the casino's wallet refused the stake: {outcome.error}"
@@ -122,19 +120,61 @@ def record_answer(connection: Connection, held: Held, outcome: Outcome) -> str |
             "rolled back)")
 
 
-_TAKEN = Prepared(select(_CALLS.c.transaction_id).where(
-    _CALLS.c.round_id == bindparam("round_id"), _CALLS.c.kind == "bet",
-    _CALLS.c.state == outbox.ACKNOWLEDGED).order_by(_CALLS.c.id))
+_ACKNOWLEDGE = Prepared(update(_CALLS).where(
+    _CALLS.c.transaction_id == bindparam("tid"), _CALLS.c.state == outbox.PENDING)
+    .values(state=outbox.ACKNOWLEDGED, attempts=1, last_error=None,
+            updated_at=bindparam("moment")))
 
 
-def queue_win(connection: Connection, seated: Seated, loaded: LoadedRound) -> None:
-    """The settled round's one win to the outbox: everything it returns to the player
-    (0 for a loss), naming the bets the wallet took."""
+def take_stake(batch: Batch, held: Held) -> Deferred:
+    """Among the request's last writes (``batch``): the held stake's rollback taken back,
+    if nobody has touched it, and its bet acknowledged. Once the batch has run, the
+    answer's ``values`` are empty if the rollback was not there to take back (claimed,
+    or due already): then the caller rolls the whole transaction back (see
+    :func:`record_answer`)."""
+    taken = batch.add(_TAKE_BACK, {"tid": held.rollback_id, "due": held.rollback_due},
+                      changes=[(_CALLS, held.rollback_id)])
+    batch.add(_ACKNOWLEDGE, {"tid": held.bet_id, "moment": now()},
+              changes=[(_CALLS, held.bet_id)])
+    return taken
+
+
+def queue_win(batch: Batch, seated: Seated, loaded: LoadedRound, bets: Sequence[str]
+              ) -> None:
+    """The settled round's one win to the outbox, among the request's last writes:
+    everything it returns to the player (0 for a loss), naming the bets the wallet took
+    (``bets``: :func:`taken_bets`, and the stake taken now if any)."""
     seat = loaded.seats[0]
     assert seat.total is not None
-    bets = [row[0] for row in _TAKEN.run(connection, {"round_id": loaded.record.id})]
-    outbox.queue_call(connection, operator_id=seated.wallet.operator_id,
-                      player=seated.player, session=seated.session,
-                      currency=seated.currency, kind="win",
-                      amount=(seat.staked + seat.total) * seated.chip_value,
-                      round_id=loaded.record.id, bets=bets)
+    moment = now()
+    batch.add(outbox.QUEUE, {
+        "transaction_id": outbox.new_transaction_id(), "operator_id": seated.wallet.operator_id,
+        "player": seated.player, "session": seated.session, "currency": seated.currency,
+        "kind": "win", "amount": (seat.staked + seat.total) * seated.chip_value,
+        "round_id": loaded.record.id, "bets": json.dumps(list(bets)), "rolled_back": None,
+        "rules": "", "state": outbox.PENDING, "attempts": 0, "next_try_at": moment,
+        "last_error": None, "flagged": False, "created_at": moment, "updated_at": moment})
+
+
+def taken_bets_column(round_id: ColumnElement[int]) -> ColumnElement[object]:
+    """The bets of round ``round_id`` the wallet took, as a column of JSON rows (read
+    with the round; :func:`bets_of` decodes it)."""
+    return cast("ColumnElement[object]", select(json_rows(_CALLS.c.transaction_id)).where(
+        _CALLS.c.round_id == round_id, _CALLS.c.kind == "bet",
+        _CALLS.c.state == outbox.ACKNOWLEDGED).scalar_subquery().label("taken_bets"))
+
+
+_TAKEN = Prepared(select(taken_bets_column(bindparam("round_id"))))
+
+
+def taken_bets(connection: Connection, round_id: int) -> list[str]:
+    """The round's bets the wallet took, in transaction id order."""
+    return bets_of(_TAKEN.scalar(connection, {"round_id": round_id}))
+
+
+def bets_of(found: object) -> list[str]:
+    """The transaction ids of :func:`taken_bets_column` as read (its JSON rows, decoded
+    by PostgreSQL's driver, text from SQLite's), in transaction id order."""
+    rows = [] if found is None else (found if isinstance(found, list)
+                                     else json.loads(str(found)))
+    return sorted(str(row[0]) for row in rows)

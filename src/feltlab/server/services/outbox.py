@@ -223,11 +223,11 @@ def gap(attempts: int, settings: OutboxSettings) -> float:
 _BY_TRANSACTION = select(_CALLS).where(_CALLS.c.transaction_id == bindparam("tid"))
 _LOCKED = _BY_TRANSACTION.with_for_update()
 _ROLLED_BACK = (update(_CALLS).where(
-    _CALLS.c.transaction_id == bindparam("bet_id"), _CALLS.c.kind == "bet",
+    _CALLS.c.transaction_id.in_(bindparam("bet_ids", expanding=True)), _CALLS.c.kind == "bet",
     _CALLS.c.state.in_([ACKNOWLEDGED, PENDING]))
     .values(state=ROLLED_BACK, updated_at=bindparam("moment")))
-_ACKNOWLEDGED = (update(_CALLS).where(_CALLS.c.transaction_id == bindparam("tid"),
-                                      _CALLS.c.state == PENDING)
+_ACKNOWLEDGED = (update(_CALLS).where(
+    _CALLS.c.transaction_id.in_(bindparam("tids", expanding=True)), _CALLS.c.state == PENDING)
                  .values(state=ACKNOWLEDGED, attempts=_CALLS.c.attempts + 1, next_try_at=None,
                          last_error=None, flagged=False, updated_at=bindparam("moment"))
                  .returning(*_CALLS.c))
@@ -264,24 +264,36 @@ def record_all(engine: Engine, answers: Sequence[tuple[str, Outcome]],
                ) -> list[WalletCall]:
     """:func:`record` for several calls' answers, in one transaction (a worker's batch)."""
     moment = now or clock_now()
+    applied = [transaction_id for transaction_id, outcome in answers
+               if isinstance(outcome, Applied)]
     with write_connection(engine) as connection:
-        return [_record(connection, transaction_id, outcome, moment, settings)
+        kept = {call.transaction_id: call for call in _acknowledge(connection, applied, moment)}
+        return [kept[transaction_id] if transaction_id in kept
+                else _record(connection, transaction_id, outcome, moment, settings)
                 for transaction_id, outcome in answers]
+
+
+def _acknowledge(connection: Connection, transaction_ids: list[str], moment: datetime
+                 ) -> list[WalletCall]:
+    """The pending calls among ``transaction_ids`` acknowledged, in one statement (a
+    worker's batch is mostly wins the wallet answered); a rollback's bet marked
+    ``rolled_back``."""
+    if not transaction_ids:
+        return []
+    calls = [_call_of(found) for found in connection.execute(
+        _ACKNOWLEDGED, {"tids": transaction_ids, "moment": moment}).mappings()]
+    rolled_back = [call.rolled_back for call in calls
+                   if call.kind == "rollback" and call.rolled_back is not None]
+    if rolled_back:
+        connection.execute(_ROLLED_BACK, {"bet_ids": rolled_back, "moment": moment})
+    return calls
 
 
 def _record(connection: Connection, transaction_id: str, outcome: Outcome,
             moment: datetime, settings: OutboxSettings) -> WalletCall:
-    if isinstance(outcome, Applied):  # most answers: one statement, no read first
-        found = connection.execute(_ACKNOWLEDGED, {"tid": transaction_id, "moment": moment}
-                                   ).mappings().one_or_none()
-        if found is None:  # unknown, or no longer pending: as it is
-            return _locked(connection, transaction_id)
-        call = _call_of(found)
-        if call.kind == "rollback" and call.rolled_back is not None:
-            connection.execute(_ROLLED_BACK, {"bet_id": call.rolled_back, "moment": moment})
-        return call
+    """One answer that is not an acknowledgement (or one of a call no longer pending)."""
     call = _locked(connection, transaction_id)
-    if call.state != PENDING:
+    if call.state != PENDING or isinstance(outcome, Applied):
         return call
     tried = {"call_id": call.id, "new_state": PENDING, "new_attempts": call.attempts + 1,
              "new_next_try_at": None, "new_last_error": None, "new_flagged": False,

@@ -203,7 +203,9 @@ def test_a_table_is_played_by_its_own_session_only(app_client: TestClient) -> No
     first = launch(app_client, player=player)["session"]
     table = open_table(app_client, first)
     second = launch(app_client, player=player)["session"]
+    demo = launch(app_client, player=player, mode="demo")["session"]
     assert bet(app_client, second, table).status_code == 404
+    assert bet(app_client, demo, table).status_code == 404  # not feltlab's play money
     assert bet(app_client, first, table).status_code == 201
 
 

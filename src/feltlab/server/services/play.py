@@ -19,7 +19,7 @@ from sqlalchemy import Connection, bindparam, select
 
 from feltlab.server.auth import token_digest
 from feltlab.server.clock import aware, now
-from feltlab.server.errors import Conflict, Unauthorized
+from feltlab.server.errors import Conflict, Unauthorized, not_found
 from feltlab.server.models import GameTable, Round, TableSeat, User, table_of
 from feltlab.server.services import ledger, round_store, round_writes, table_play
 from feltlab.server.services.accounts import caller_of, record_refused_use
@@ -64,6 +64,8 @@ def bet(found: Services, token: str, table_id: int, placed: Wagers,
                 break
             seen = found.hub.stamp(table_id)  # the table is locked: nobody changes it now
             at = after_the_lock(frame.connection, round_store.at_table(values))
+            if at.table.currency not in ledger.CURRENCIES:  # an operator's money: its
+                raise not_found(f"table {table_id}")  # session's path alone plays it
             moment = now()
             played = table_play.bet(at, loaded_of(frame.connection, at), frame.caller.user_id,
                                     placed, moment)

@@ -64,8 +64,8 @@ def player_username(operator_id: str, player: str) -> str:
 
     >>> player_username("acme", "bob")
     'acme~bob'
-    >>> len(player_username("acme", "x" * 64))
-    32
+    >>> player_username("acme", "x" * 64)
+    'acme~0a3da377abf8fdbe'
     """
     name = f"{operator_id}~{player}"
     if len(name) <= USERNAME_MAX:

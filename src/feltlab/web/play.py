@@ -26,9 +26,9 @@ from feltlab.web.routes import PAGE_HEADERS, Page, content_security_policy, rend
 FrameOrigins = Callable[[str], tuple[str, ...] | None]
 """An enabled operator's frame origins by its id; ``None`` for an unknown or disabled one."""
 
-PLAY_PAGE: Final = Page("play.html", "game", "play.js", "", layout="frame.html")
+PLAY_PAGE: Final = Page("play.html", "game", "play.js", "", topbar="topbar-framed.html")
 MISSING_PAGE: Final = Page("play-missing.html", "game not available", "", "",
-                           layout="frame.html")
+                           topbar="topbar-framed.html")
 _ORIGIN: Final = re.compile(r"https?://([a-z0-9.-]+|\[[0-9a-f:.]+\])(:[0-9]{1,5})?")
 """What a policy may name as a frame ancestor. The registry checks its origins already;
 anything else (a space or a ``;`` would add to the policy) is left out all the same."""

@@ -2,10 +2,11 @@
 JSON they read is API v1's, served by :mod:`feltlab.server`).
 
 Pages are static files shipped in the package (``feltlab/web/static``: no CDN, no build
-step): each page file holds its ``<main>``, set into ``layout.html`` (the one ``<head>`` and
-navigation every page shares) with the rule cards inlined, so the lobby shows the games
-before anyone signs in. The game page operators frame (:mod:`feltlab.web.play`) is set into
-``frame.html`` instead: the same ``<head>``, none of the site's navigation.
+step): each page file holds its ``<main>``, set into ``layout.html`` (the one ``<head>``
+every page shares) under its top bar (``topbar.html``, the site's navigation) with the rule
+cards inlined, so the lobby shows the games before anyone signs in. The game page
+operators frame (:mod:`feltlab.web.play`) has ``topbar-framed.html`` instead: none of the
+site's navigation.
 """
 
 from __future__ import annotations
@@ -50,13 +51,13 @@ PAGE_HEADERS = {
 @dataclass(frozen=True)
 class Page:
     """A page: the file holding its ``<main>``, its title, its script (none if empty),
-    its nav section, and the layout it is set in."""
+    its nav section, and its top bar."""
 
     body: str
     title: str
     script: str
     section: str
-    layout: str = "layout.html"
+    topbar: str = "topbar.html"
 
 
 NAV = (("/", "Lobby"), ("/trainer", "Strategy trainer"), ("/dealer", "Dealer trainer"),
@@ -110,12 +111,13 @@ def _script(name: str) -> str:
 
 
 def render_page(page: Page) -> str:
-    """The page's ``<main>`` in its layout (one pass: nothing inserted is expanded)."""
+    """The page's ``<main>`` in the layout under its top bar (one pass: nothing inserted
+    is expanded)."""
+    topbar = _template(page.topbar).replace("{{NAV}}", _nav(page.section))
     values = {"TITLE": html.escape(page.title), "SCRIPT": _script(page.script),
-              "NAV": _nav(page.section), "BODY": _body(page.body),
-              "RULECARDS": _inline_cards()}
+              "TOPBAR": topbar, "BODY": _body(page.body), "RULECARDS": _inline_cards()}
     return re.sub(r"\{\{([A-Z]+)\}\}", lambda found: values[found.group(1)],
-                  _template(page.layout))
+                  _template("layout.html"))
 
 
 def page(shown: Page) -> HTMLResponse:

@@ -90,6 +90,11 @@ def test_settings_are_frozen() -> None:
     ("FELTLAB_LEDGER_CHECK_MINUTES", "hourly"),
     ("FELTLAB_LEDGER_CHECK_MINUTES", "-5"),
     ("FELTLAB_LEDGER_CHECK_MINUTES", "nan"),
+    ("FELTLAB_WALLET_RETRY_FIRST_SECONDS", "0"),
+    ("FELTLAB_WALLET_RETRY_MAX_SECONDS", "soon"),
+    ("FELTLAB_WALLET_GIVE_UP_HOURS", "inf"),
+    ("FELTLAB_WALLET_ROLLBACK_GRACE_SECONDS", "-1"),
+    ("FELTLAB_CRASH_AFTER_WALLET_CALLS", "x"),
 ])
 def test_a_bad_value_names_its_variable(name: str, value: str) -> None:
     with pytest.raises(SettingsError, match=name) as refused:

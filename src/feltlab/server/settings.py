@@ -142,30 +142,24 @@ def from_environment(environ: Mapping[str, str] | None = None) -> Settings:
                                 f"not {given!r}")
         return value
 
-    def minutes(name: str, default: float) -> float:
+    def number(name: str, default: float, zero: bool, meaning: str) -> float:
+        """A finite number, more than 0 (or 0 too, with ``zero``)."""
         given = text(name)
         if not given:
             return default
         try:
             value = float(given)
         except ValueError:
-            value = -1.0
-        if not math.isfinite(value) or value < 0:
-            raise SettingsError(f"{name} must be a number of minutes, 0 or more, "
-                                f"not {given!r}")
+            value = math.nan
+        if not math.isfinite(value) or value < 0 or (value == 0 and not zero):
+            raise SettingsError(f"{name} must be {meaning}, not {given!r}")
         return value
 
+    def minutes(name: str, default: float) -> float:
+        return number(name, default, True, "a number of minutes, 0 or more")
+
     def positive(name: str, default: float) -> float:
-        given = text(name)
-        if not given:
-            return default
-        try:
-            value = float(given)
-        except ValueError:
-            value = -1.0
-        if not math.isfinite(value) or value <= 0:
-            raise SettingsError(f"{name} must be a number more than 0, not {given!r}")
-        return value
+        return number(name, default, False, "a number more than 0")
 
     def switch(name: str) -> bool:
         given = text(name)

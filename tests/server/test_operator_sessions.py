@@ -9,22 +9,17 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Iterator
 from datetime import timedelta
 from typing import Any
 
-import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import update
 
-from feltlab.server.app import create_app
 from feltlab.server.clock import now
 from feltlab.server.models import AuthToken
 from feltlab.server.services.operator_idle import settle_idle
 from feltlab.server.services.operators import disable_operator
 from feltlab.server.signatures import HEADER, verify
-from server.answers import CheckingClient
-from server.conftest import settings_for
 from server.operators_helpers import (
     bearer,
     keyed,
@@ -34,20 +29,11 @@ from server.operators_helpers import (
     signed_post,
     wallet_calls,
 )
-from server.test_operator_play import START, bet, drain, unique
+from server.test_operator_play import START, app_client, bet, drain, unique
 from server.wallet_process import SECRET, WalletProcess, wallet_process, wallet_server
 
-__all__ = ["wallet_process", "wallet_server"]  # fixtures, used by name
+__all__ = ["app_client", "wallet_process", "wallet_server"]  # fixtures, used by name
 STUD = "nh-holdem-stud"
-
-
-@pytest.fixture
-def app_client(database_url: str, wallet_server: WalletProcess) -> Iterator[TestClient]:
-    app = create_app(settings_for(database_url), timers=False)
-    with CheckingClient(app) as client:
-        register(app.state.services.engine, wallet_server.url)
-        yield client
-    app.state.services.engine.dispose()
 
 
 def payload(**changes: Any) -> dict[str, Any]:

@@ -31,7 +31,8 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+import uuid
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -148,41 +149,55 @@ def drive_feltlab(base: str, requests: int, pid: int, url: str | None
                                                    "password": "floor-pass1"}).json()["token"]
         client.cookies.clear()
         headers = {"Authorization": f"Bearer {token}"}
-        table = client.post("/api/v1/tables", json={"rules": "high-card-flush"},
-                            headers=headers).json()["id"]
-        counter = {"sent": 0, "rounds": 0}
+        return drive_rounds(client, headers, requests, pid, url, reset_practice=True)
 
-        def money(path: str, body: dict[str, object]) -> dict[str, object]:
-            counter["sent"] += 1
-            answer = client.post(path, json=body, headers={
-                **headers, "Idempotency-Key": f"k-{counter['sent']}"})
-            assert answer.status_code in (200, 201), answer.text
-            view: dict[str, object] = answer.json()
-            return view
 
-        def play_round() -> None:
-            counter["rounds"] += 1
-            if counter["rounds"] % 100 == 0:
-                client.post("/api/v1/me/practice/reset", headers={
-                    **headers, "Idempotency-Key": f"reset-{counter['rounds']}"})
-            view = money(f"/api/v1/tables/{table}/rounds", {"wagers": {"ante": 1}})
-            while view["phase"] != "complete":
-                options = view["options"]
-                assert isinstance(options, list)
-                choice = options[-1] if counter["rounds"] % 2 else {"action": "fold"}
-                view = money(f"/api/v1/rounds/{view['id']}/actions", choice)
+def drive_rounds(client: httpx.Client, headers: dict[str, str], requests: int, pid: int,
+                 url: str | None, *, reset_practice: bool = False,
+                 drained: Callable[[], None] = lambda: None) -> tuple[float, float]:
+    """Play High Card Flush rounds at a table of the caller's (a raise every other round,
+    a fold the others): 10 to warm up, then until ``requests`` money requests are
+    served; answers the server's CPU and (on PostgreSQL, ``url``) the database backends'
+    per request. ``reset_practice``: the practice balance reset every 100 rounds;
+    ``drained`` waits for what the requests left the server to do (an operator's wins)
+    before each reading."""
+    table = client.post("/api/v1/tables", json={"rules": "high-card-flush"},
+                        headers=headers).json()["id"]
+    counter = {"sent": 0, "rounds": 0}
 
-        for _ in range(10):
-            play_round()
-        wait_until_idle([pid])
-        pg = backends(url) if url else []
-        server, database = cpu_seconds([pid]), backend_cpu("", pg)
-        counter["sent"] = 0
-        while counter["sent"] < requests:
-            play_round()
-        served = counter["sent"]
-        return ((cpu_seconds([pid]) - server) / served,
-                (backend_cpu("", pg) - database) / served)
+    def money(path: str, body: dict[str, object]) -> dict[str, object]:
+        counter["sent"] += 1
+        answer = client.post(path, json=body, headers={
+            **headers, "Idempotency-Key": uuid.uuid4().hex})
+        assert answer.status_code in (200, 201), answer.text
+        view: dict[str, object] = answer.json()
+        return view
+
+    def play_round() -> None:
+        counter["rounds"] += 1
+        if reset_practice and counter["rounds"] % 100 == 0:
+            client.post("/api/v1/me/practice/reset", headers={
+                **headers, "Idempotency-Key": f"reset-{counter['rounds']}"})
+        view = money(f"/api/v1/tables/{table}/rounds", {"wagers": {"ante": 1}})
+        while view["phase"] != "complete":
+            options = view["options"]
+            assert isinstance(options, list)
+            choice = options[-1] if counter["rounds"] % 2 else {"action": "fold"}
+            view = money(f"/api/v1/rounds/{view['id']}/actions", choice)
+
+    for _ in range(10):
+        play_round()
+    drained()
+    wait_until_idle([pid])
+    pg = backends(url) if url else []
+    server, database = cpu_seconds([pid]), backend_cpu("", pg)
+    counter["sent"] = 0
+    while counter["sent"] < requests:
+        play_round()
+    served = counter["sent"]
+    drained()
+    return ((cpu_seconds([pid]) - server) / served,
+            (backend_cpu("", pg) - database) / served)
 
 
 def fresh_database(postgres: ThrowawayPostgres | None, kind: str, folder: Path, name: str

@@ -35,14 +35,11 @@ sys.path[:0] = [str(HERE), str(HERE.parent / "src"), str(HERE.parent / "tests"),
 
 from bench_money_floor import (  # noqa: E402
     DEFAULT_FLOOR,
-    backend_cpu,
-    backends,
-    cpu_seconds,
+    drive_rounds,
     environment,
     floor_server,
     fresh_database,
     wait_ready,
-    wait_until_idle,
 )
 from bench_money_floor import drive_floor as floor_run  # noqa: E402
 
@@ -57,52 +54,22 @@ from server.wallet_process import SECRET, WalletProcess  # noqa: E402
 
 def drive_operator(base: str, requests: int, pid: int, url: str) -> tuple[float, float]:
     """(server CPU, database CPU) per money request of an operator's player, the
-    outbox's wins included (waited for before the CPU is read)."""
+    outbox's wins included (sent before each reading)."""
     engine = make_engine(normalise_url(url))
-    with httpx.Client(base_url=base, timeout=60) as client:
-        body = orjson.dumps({"operator": "casino", "player": f"bench-{uuid.uuid4().hex[:8]}",
-                             "currency": "EUR", "rules": "high-card-flush", "mode": "real"})
-        launched = client.post("/api/v1/operator/sessions", content=body, headers={
-            "content-type": "application/json", HEADER: sign(SECRET, body)})
-        assert launched.status_code == 201, launched.text
-        headers = {"Authorization": f"Bearer {launched.json()['session']}"}
-        table = client.post("/api/v1/tables", json={"rules": "high-card-flush"},
-                            headers=headers).json()["id"]
-        counter = {"sent": 0, "rounds": 0}
-
-        def money(path: str, payload: dict[str, object]) -> dict[str, object]:
-            counter["sent"] += 1
-            answer = client.post(path, json=payload, headers={
-                **headers, "Idempotency-Key": uuid.uuid4().hex})
-            assert answer.status_code in (200, 201), answer.text
-            view: dict[str, object] = answer.json()
-            return view
-
-        def play_round() -> None:
-            counter["rounds"] += 1
-            view = money(f"/api/v1/tables/{table}/rounds", {"wagers": {"ante": 1}})
-            while view["phase"] != "complete":
-                options = view["options"]
-                assert isinstance(options, list)
-                choice = options[-1] if counter["rounds"] % 2 else {"action": "fold"}
-                view = money(f"/api/v1/rounds/{view['id']}/actions", choice)
-
-        for _ in range(10):
-            play_round()
-        settled(engine)
-        wait_until_idle([pid])
-        pg = backends(url) if url.startswith("postgresql") else []
-        server, database = cpu_seconds([pid]), backend_cpu("", pg)
-        counter["sent"] = 0
-        while counter["sent"] < requests:
-            play_round()
-        served = counter["sent"]
-        settled(engine)  # the wins the worker owes, sent
-        time.sleep(0.5)
-        result = ((cpu_seconds([pid]) - server) / served,
-                  (backend_cpu("", pg) - database) / served)
-    engine.dispose()
-    return result
+    try:
+        with httpx.Client(base_url=base, timeout=60) as client:
+            body = orjson.dumps({"operator": "casino",
+                                 "player": f"bench-{uuid.uuid4().hex[:8]}", "currency": "EUR",
+                                 "rules": "high-card-flush", "mode": "real"})
+            launched = client.post("/api/v1/operator/sessions", content=body, headers={
+                "content-type": "application/json", HEADER: sign(SECRET, body)})
+            assert launched.status_code == 201, launched.text
+            headers = {"Authorization": f"Bearer {launched.json()['session']}"}
+            return drive_rounds(client, headers, requests, pid,
+                                url if url.startswith("postgresql") else None,
+                                drained=lambda: settled(engine))
+    finally:
+        engine.dispose()
 
 
 def settled(engine: Engine, seconds: float = 60) -> None:

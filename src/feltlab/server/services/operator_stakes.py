@@ -71,17 +71,17 @@ def hold(connection: Connection, seated: Seated, client: ClientSettings, round_i
     amount = stake * seated.chip_value
     due = moment + timedelta(seconds=wallet.timeout_seconds + client.slot_wait_seconds
                              + client.rollback_grace_seconds)
-    bet_id, rollback_id = outbox.new_transaction_id(), outbox.new_transaction_id()
-    common = {"operator_id": wallet.operator_id, "player": seated.player,
-              "session": seated.session, "currency": seated.currency, "amount": amount,
-              "round_id": round_id, "bets": "[]", "state": outbox.PENDING, "attempts": 0,
-              "last_error": None, "flagged": False, "created_at": moment,
-              "updated_at": moment}
-    outbox.QUEUE.run_rows(connection, [  # one statement: the bet, then its rollback
-        common | {"transaction_id": bet_id, "kind": "bet", "rolled_back": None,
-                  "rules": seated.rules_id, "next_try_at": None},
-        common | {"transaction_id": rollback_id, "kind": "rollback", "rolled_back": bet_id,
-                  "rules": "", "next_try_at": due}])
+    bet = outbox.call_row(
+        operator_id=wallet.operator_id, player=seated.player, session=seated.session,
+        currency=seated.currency, kind="bet", amount=amount, round_id=round_id,
+        rules=seated.rules_id, now=moment, held=True)
+    bet_id = str(bet["transaction_id"])
+    rollback = outbox.call_row(
+        operator_id=wallet.operator_id, player=seated.player, session=seated.session,
+        currency=seated.currency, kind="rollback", amount=amount, round_id=round_id,
+        rolled_back=bet_id, now=moment, first_try_at=due)
+    outbox.QUEUE.run_rows(connection, [bet, rollback])  # one statement, the bet first
+    rollback_id = str(rollback["transaction_id"])
     return Held(bet_id, rollback_id, round_id, amount, due)
 
 
@@ -146,14 +146,11 @@ def queue_win(batch: Batch, seated: Seated, loaded: LoadedRound, bets: Sequence[
     (``bets``: :func:`taken_bets`, and the stake taken now if any)."""
     seat = loaded.seats[0]
     assert seat.total is not None
-    moment = now()
-    batch.add(outbox.QUEUE, {
-        "transaction_id": outbox.new_transaction_id(), "operator_id": seated.wallet.operator_id,
-        "player": seated.player, "session": seated.session, "currency": seated.currency,
-        "kind": "win", "amount": (seat.staked + seat.total) * seated.chip_value,
-        "round_id": loaded.record.id, "bets": json.dumps(list(bets)), "rolled_back": None,
-        "rules": "", "state": outbox.PENDING, "attempts": 0, "next_try_at": moment,
-        "last_error": None, "flagged": False, "created_at": moment, "updated_at": moment})
+    batch.add(outbox.QUEUE, outbox.call_row(
+        operator_id=seated.wallet.operator_id, player=seated.player, session=seated.session,
+        currency=seated.currency, kind="win",
+        amount=(seat.staked + seat.total) * seated.chip_value, round_id=loaded.record.id,
+        bets=bets))
 
 
 def taken_bets_column(round_id: ColumnElement[int]) -> ColumnElement[object]:

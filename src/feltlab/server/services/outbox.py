@@ -137,7 +137,24 @@ def queue_call(connection: Connection, *, operator_id: str, player: str, session
                transaction_id: str | None = None, now: datetime | None = None,
                first_try_at: datetime | None = None, held: bool = False) -> str:
     """Add a call to the outbox on ``connection``, inside the caller's transaction (it
-    commits with the round's change, or not at all); answers its transaction id.
+    commits with the round's change, or not at all); answers its transaction id. The
+    call is :func:`call_row`'s."""
+    row = call_row(operator_id=operator_id, player=player, session=session,
+                   currency=currency, kind=kind, amount=amount, round_id=round_id, bets=bets,
+                   rolled_back=rolled_back, rules=rules, transaction_id=transaction_id,
+                   now=now, first_try_at=first_try_at, held=held)
+    QUEUE.run(connection, row)
+    return str(row["transaction_id"])
+
+
+def call_row(*, operator_id: str, player: str, session: str, currency: str, kind: str,
+             amount: int, round_id: int, bets: Sequence[str] = (),
+             rolled_back: str | None = None, rules: str = "",
+             transaction_id: str | None = None, now: datetime | None = None,
+             first_try_at: datetime | None = None, held: bool = False
+             ) -> dict[str, object]:
+    """A new call's row for :data:`QUEUE` (a caller writing several at once, or among its
+    batch's writes, runs it itself).
 
     It is due at once, unless ``first_try_at`` says later: a caller that sends the call
     itself first sets it past its own call's end, so that a worker only picks the row up
@@ -152,15 +169,13 @@ def queue_call(connection: Connection, *, operator_id: str, player: str, session
     if (kind == "rollback") != (rolled_back is not None):
         raise ValueError("a rollback, and only a rollback, names the bet it rolls back")
     moment = now or clock_now()
-    tid = transaction_id or new_transaction_id()
-    QUEUE.run(connection, {
-        "transaction_id": tid, "operator_id": operator_id, "player": player,
-        "session": session, "currency": currency, "kind": kind, "amount": amount,
-        "round_id": round_id, "bets": json.dumps(list(bets)), "rolled_back": rolled_back,
-        "rules": rules, "state": PENDING, "attempts": 0,
+    return {
+        "transaction_id": transaction_id or new_transaction_id(), "operator_id": operator_id,
+        "player": player, "session": session, "currency": currency, "kind": kind,
+        "amount": amount, "round_id": round_id, "bets": json.dumps(list(bets)),
+        "rolled_back": rolled_back, "rules": rules, "state": PENDING, "attempts": 0,
         "next_try_at": None if held else first_try_at or moment, "last_error": None,
-        "flagged": False, "created_at": moment, "updated_at": moment})
-    return tid
+        "flagged": False, "created_at": moment, "updated_at": moment}
 
 
 QUEUE = Prepared(insert(_CALLS))

@@ -5,13 +5,14 @@ a keep-alive timer), and a call that gets no answer fails as a network failure."
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import ClassVar
 
 import pytest
 
-from feltlab.server.services.wallet_http import KeptConnections, NetworkFailure
+from feltlab.server.services.wallet_http import KeptConnections, NetworkFailure, _closed_by_peer
 
 
 class _Wallet(BaseHTTPRequestHandler):
@@ -53,7 +54,10 @@ def test_a_connection_is_kept_and_one_closed_while_idle_is_not_reused(wallet: st
     _Wallet.hang_up = True
     pool.post(wallet + "/bet", b"{}", {}, 2)  # the wallet closes it after answering
     _Wallet.hang_up = False
-    threading.Event().wait(0.1)
+    deadline = time.monotonic() + 5  # the wallet's thread closes it at once; 5 s: a bound
+    while not all(_closed_by_peer(kept) for _, kept in pool._idle):
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
     assert pool.post(wallet + "/bet", b"{}", {}, 2).status == 200  # a new one, not a reset
     assert len(_Wallet.peers) == 2
     pool.close()

@@ -4,6 +4,7 @@ a keep-alive timer), and a call that gets no answer fails as a network failure."
 
 from __future__ import annotations
 
+import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -12,7 +13,7 @@ from typing import ClassVar
 
 import pytest
 
-from feltlab.server.services.wallet_http import KeptConnections, NetworkFailure, _closed_by_peer
+from feltlab.server.services.wallet_http import KeptConnections, NetworkFailure
 
 
 class _Wallet(BaseHTTPRequestHandler):
@@ -55,7 +56,7 @@ def test_a_connection_is_kept_and_one_closed_while_idle_is_not_reused(wallet: st
     pool.post(wallet + "/bet", b"{}", {}, 2)  # the wallet closes it after answering
     _Wallet.hang_up = False
     deadline = time.monotonic() + 5  # the wallet's thread closes it at once; 5 s: a bound
-    while not all(_closed_by_peer(kept) for _, kept in pool._idle):
+    while not all(kept.closed_by_peer() for _, kept in pool._idle):
         assert time.monotonic() < deadline
         time.sleep(0.01)
     assert pool.post(wallet + "/bet", b"{}", {}, 2).status == 200  # a new one, not a reset
@@ -67,3 +68,42 @@ def test_no_wallet_is_a_network_failure() -> None:
     pool = KeptConnections(1)
     with pytest.raises(NetworkFailure):
         pool.post("http://127.0.0.1:9/bet", b"{}", {}, 0.5)
+
+
+def _one_answer_server(answer: bytes) -> tuple[str, threading.Thread]:
+    """A wallet that answers one request with ``answer``, raw, then hangs up."""
+    listener = socket.create_server(("127.0.0.1", 0))
+
+    def serve() -> None:
+        connection, _ = listener.accept()
+        with connection, listener:
+            connection.recv(65536)
+            connection.sendall(answer)
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    return f"http://127.0.0.1:{listener.getsockname()[1]}/wallet", thread
+
+
+def test_a_chunked_answer_is_read_whole_and_its_signature_found() -> None:
+    url, thread = _one_answer_server(
+        b"HTTP/1.1 200 OK\r\nFeltlab-Signature: t=1,v1=ab\r\n"
+        b"Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
+        b"5\r\n{\"bal\r\n8\r\nance\":7}\r\n0\r\n\r\n")
+    pool = KeptConnections(1)
+    reply = pool.post(url + "/bet", b"{}", {}, 2)
+    assert (reply.status, reply.body, reply.signature) == (200, b'{"balance":7}', "t=1,v1=ab")
+    assert pool._idle == []  # Connection: close is not kept
+    thread.join()
+
+
+@pytest.mark.parametrize("answer", [
+    b"HTTP/1.1 200 OK\r\nContent-Length: 20\r\n\r\n{\"balance\"",  # hung up mid-body
+    b"",  # hung up before a word
+    b"this is not HTTP\r\n\r\n",
+])
+def test_a_broken_answer_is_a_network_failure(answer: bytes) -> None:
+    url, thread = _one_answer_server(answer)
+    with pytest.raises(NetworkFailure):
+        KeptConnections(1).post(url + "/bet", b"{}", {}, 2)
+    thread.join()

@@ -34,6 +34,7 @@ from typing import Annotated, Any, Final, Self, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from feltlab.core import registry
+from feltlab.core.exposure import Payout, top_pay
 
 MAX_PAY: Final = 100_000
 """Largest pay-table line, N to 1."""
@@ -261,6 +262,24 @@ class Rules(BaseModel):
     def pay_table_fields(self) -> dict[str, str]:
         """The field holding the pay table of each wager that has one."""
         return {}
+
+    def payouts(self) -> tuple[Payout, ...]:
+        """Every way a round can pay a seat, at the maximum wagers (see
+        :mod:`feltlab.core.exposure`): each wager offered, at its limit, paid at its pay
+        table's top line (even money for a wager without one), the main wager first and
+        the decisions' stakes (:meth:`decision_payouts`) after it. A game paying a wager
+        otherwise says so here."""
+        tables = self.pay_table_fields()
+        placed = {name: Payout(name, limit.max, top_pay(getattr(self, tables[name]).values())
+                               if name in tables else 1)
+                  for name, limit in self.limits.items()}
+        main = placed.pop(self.main_wager)
+        return (main, *self.decision_payouts(), *placed.values())
+
+    def decision_payouts(self) -> tuple[Payout, ...]:
+        """The stakes a decision adds (raises, street bets, a Play), each at its most
+        and paid at its most."""
+        return ()
 
     def ranked_pay_lines(self, wager: str) -> list[int | str]:
         """The lines ``wager``'s pay table may have, from the worst hand to the best (by

@@ -106,10 +106,12 @@ def create_app(settings: Settings, *, timers: bool = True) -> FastAPI:
     found = open_services(settings.database_url, settings.auth)
     found.wallets = WalletClient(ClientSettings(
         rollback_grace_seconds=settings.wallet_rollback_grace_seconds))
+    found.exposure_limit = settings.house_exposure_limit
     rulesets.install(found)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        rulesets.review_published(found)  # logs those over the exposure limit
         ticker = Ticker(found) if timers else None
         if ticker:
             ticker.start()

@@ -22,6 +22,7 @@ keeps its environment variable:
 ``FELTLAB_WALLET_RETRY_MAX_SECONDS``    :attr:`Settings.wallet_retry_max_seconds`
 ``FELTLAB_WALLET_GIVE_UP_HOURS``        :attr:`Settings.wallet_give_up_hours`
 ``FELTLAB_WALLET_ROLLBACK_GRACE_SECONDS``  :attr:`Settings.wallet_rollback_grace_seconds`
+``FELTLAB_HOUSE_EXPOSURE_LIMIT``        :attr:`Settings.house_exposure_limit`
 =========================================  ===============================================
 
 An empty variable is the same as an unset one; a value that is not what the setting
@@ -43,6 +44,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from feltlab.core.exposure import DEFAULT_EXPOSURE_LIMIT
 from feltlab.core.paths import user_data_dir
 from feltlab.server.auth import AuthSettings
 
@@ -68,6 +70,7 @@ WALLET_RETRY_FIRST: Final = "FELTLAB_WALLET_RETRY_FIRST_SECONDS"
 WALLET_RETRY_MAX: Final = "FELTLAB_WALLET_RETRY_MAX_SECONDS"
 WALLET_GIVE_UP_HOURS: Final = "FELTLAB_WALLET_GIVE_UP_HOURS"
 WALLET_ROLLBACK_GRACE: Final = "FELTLAB_WALLET_ROLLBACK_GRACE_SECONDS"
+HOUSE_EXPOSURE_LIMIT: Final = "FELTLAB_HOUSE_EXPOSURE_LIMIT"
 
 
 class SettingsError(ValueError):
@@ -106,6 +109,10 @@ class Settings:
     wallet_rollback_grace_seconds: float = 10.0
     """How long after an operator's bet call must have ended (its timeout) the rollback
     queued behind it falls due, if the request never recorded the answer (it crashed)."""
+    house_exposure_limit: int = DEFAULT_EXPOSURE_LIMIT
+    """The most, in units, a rule set may pay one seat on one round at its maximum wagers
+    (:mod:`feltlab.core.exposure`): a design above it is not published, and a rule set above
+    it opens no table."""
     warm: bool = False
     """A ``feltlab serve`` worker: warm the designer's compiled kernels in the background at
     start and settle the heap (:func:`feltlab.server.app.settle_heap`)."""
@@ -184,7 +191,8 @@ def from_environment(environ: Mapping[str, str] | None = None) -> Settings:
                     wallet_retry_first_seconds=positive(WALLET_RETRY_FIRST, 2.0),
                     wallet_retry_max_seconds=positive(WALLET_RETRY_MAX, 30.0),
                     wallet_give_up_hours=positive(WALLET_GIVE_UP_HOURS, 24.0),
-                    wallet_rollback_grace_seconds=positive(WALLET_ROLLBACK_GRACE, 10.0))
+                    wallet_rollback_grace_seconds=positive(WALLET_ROLLBACK_GRACE, 10.0),
+                    house_exposure_limit=whole(HOUSE_EXPOSURE_LIMIT, DEFAULT_EXPOSURE_LIMIT, 1))
 
 
 def proxies(text: str) -> tuple[str, ...]:

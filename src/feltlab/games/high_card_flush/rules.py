@@ -15,6 +15,7 @@ from typing import Annotated, Final, Literal
 from pydantic import BaseModel, Field, field_validator, model_validator
 
 from feltlab.core.cards import RANKS
+from feltlab.core.exposure import Payout
 from feltlab.core.rules import (
     MAX_MULTIPLE,
     STRICT_MODEL,
@@ -114,3 +115,8 @@ class FlushRules(Rules):
 
     def pay_table_fields(self) -> dict[str, str]:
         return {"flush": "flush_pays", "straight_flush": "straight_flush_pays"}
+
+    def decision_payouts(self) -> tuple[Payout, ...]:
+        """The raise, up to the largest multiple of the largest Ante, paid even money."""
+        most = max(self.raise_multiples.values()) * self.limits["ante"].max
+        return (Payout("raise", most, 1),)

@@ -16,6 +16,7 @@ from typing import Final, Literal
 from pydantic import Field, field_validator, model_validator
 
 from feltlab.core.evaluators import PokerHand, ThreeCardHand
+from feltlab.core.exposure import Payout, top_pay
 from feltlab.core.rules import MAX_MULTIPLE, Pays, Rules, check_rising
 
 Push = Literal["push"]
@@ -78,6 +79,13 @@ class HoldemStudRules(Rules):
 
     def pay_table_fields(self) -> dict[str, str]:
         return {"ante": "pays", "bonus3": "bonus3_pays"}
+
+    def decision_payouts(self) -> tuple[Payout, ...]:
+        """Each street bet, up to the largest multiple of the largest Ante, paid on the
+        Ante's table."""
+        most = self.max_street_multiple * self.limits["ante"].max
+        return tuple(Payout(f"street{street}", most, top_pay(self.pays.values()))
+                     for street in range(3, 3 + self.streets))
 
     def ranked_pay_lines(self, wager: str) -> list[int | str]:
         classes = PokerHand if wager == "ante" else ThreeCardHand

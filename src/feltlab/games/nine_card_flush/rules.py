@@ -13,6 +13,7 @@ from typing import Final, Literal
 
 from pydantic import Field, field_validator, model_validator
 
+from feltlab.core.exposure import Payout
 from feltlab.core.rules import PayTable, Rules, check_pay_table, integer_keys
 
 BONUSES: Final = ("bonus9", "player6", "first3")
@@ -60,3 +61,7 @@ class NineCardRules(Rules):
 
     def pay_table_fields(self) -> dict[str, str]:
         return {name: f"{name}_pays" for name in BONUSES}
+
+    def decision_payouts(self) -> tuple[Payout, ...]:
+        """The Play, the All 9 stake again, paid even money."""
+        return (Payout("play", self.limits["all9"].max, 1),)

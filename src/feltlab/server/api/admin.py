@@ -23,7 +23,8 @@ router = APIRouter(prefix="/api/v1/admin", tags=["admin"], responses=refusals(40
 @moves_money
 def adjust_cash(body: AdjustRequest, caller: AdminDep, found: ServicesDep,
                 request: Request) -> EncodedJSON:
-    """Credit (amount > 0) or debit (amount < 0) a player's cash balance."""
+    """Credit (amount > 0) or debit (amount < 0) a player's cash balance (never the
+    admin's own: 403)."""
     if body.amount == 0:
         raise Refused("amount must not be 0")
     return encoded(wallets.adjust_cash(found, caller, body.username, body.amount, body.memo,

@@ -75,7 +75,8 @@ def set_player_limits(user_id: RowId, body: PlayerLimitsRequest, caller: AdminDe
 @moves_money
 def adjust_player_cash(user_id: RowId, body: PlayerCashRequest, caller: AdminDep,
                        found: ServicesDep, request: Request) -> EncodedJSON:
-    """Credit (amount > 0) or debit (amount < 0) a player's cash, with the reason."""
+    """Credit (amount > 0) or debit (amount < 0) a player's cash, with the reason (never
+    the admin's own: 403)."""
     return encoded(admin_players.adjust_cash(
         found, caller, user_id, body.amount, body.reason,
         money_request(request, body.model_dump())))

@@ -296,3 +296,13 @@ class PublishedRules(Answer):
     published_by: str
     published_at: str
     withdrawn_at: str | None
+
+
+class PublishChecksAnswer(Answer):
+    rules: str
+    fingerprint: str
+    house_edges: dict[str, float]
+    player_favoured: list[str]
+    exposure: int
+    exposure_limit: int
+    exposure_detail: str

@@ -365,6 +365,8 @@ class RuleSetInPlay(Answer):
     tables: int
     open_tables: int
     edges: dict[str, float]
+    player_favoured: list[str]
+    over_exposure_limit: bool
 
 
 # --- operators -------------------------------------------------------------------------------

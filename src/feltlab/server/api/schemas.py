@@ -243,6 +243,11 @@ class DesignRequest(Strict):
     rules: RulesText
 
 
+class PublishRequest(DesignRequest):
+    allow_player_edge: bool = False
+    """Publish even if a wager's house edge is negative (the audit log records it)."""
+
+
 class DesignProtectionRequest(DesignRequest):
     colluders: Annotated[int, Field(ge=1, le=10)] = 2
     deals: Annotated[int, Field(ge=1, le=20_000)] = 20_000

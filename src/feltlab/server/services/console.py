@@ -1,5 +1,6 @@
 """What the operator's console shows beside the reports: every shared table with who sits
-where and its open round, and the rule sets in play with their exact edges."""
+where and its open round, and the rule sets in play with their exact edges, flagged when
+a wager favours the player or when they are over the house exposure limit."""
 
 from __future__ import annotations
 
@@ -8,9 +9,15 @@ from typing import Any
 from sqlalchemy import case, func, select
 
 from feltlab.analysis.figures import wager_math
+from feltlab.core import registry
 from feltlab.core.rules import load_rules
 from feltlab.server.models import GameTable, Round
 from feltlab.server.services.context import Services
+from feltlab.server.services.publish_checks import (
+    exposure_problem,
+    house_edges,
+    player_favoured,
+)
 from feltlab.server.services.tables import seated
 from feltlab.server.views import table_json
 
@@ -30,18 +37,25 @@ def tables(found: Services) -> list[dict[str, Any]]:
 
 
 def rule_sets(found: Services) -> list[dict[str, Any]]:
-    """The rule sets of every table ever opened, with each wager's exact house edge from
-    the PAR sheet (computed once per fingerprint)."""
+    """The rule sets of every table ever opened and the published ones not withdrawn, with
+    each wager's exact house edge from the PAR sheet (computed once per fingerprint), the
+    wagers favouring the player, and whether the rule set is over the house exposure limit
+    (it opens no table)."""
     with found.read() as session:
-        used = session.execute(select(GameTable.rules_id, func.count(),
-                                      func.count(case((GameTable.status == "open", 1))))
-                               .group_by(GameTable.rules_id).order_by(GameTable.rules_id)
-                               ).all()
+        used = {rules_id: (int(count), int(open_count or 0)) for rules_id, count, open_count
+                in session.execute(select(GameTable.rules_id, func.count(),
+                                          func.count(case((GameTable.status == "open", 1))))
+                                   .group_by(GameTable.rules_id))}
+    for rules_id in registry.open_published_ids():
+        used.setdefault(rules_id, (0, 0))
     answer = []
-    for rules_id, count, open_count in used:
+    for rules_id, (count, open_count) in sorted(used.items()):
         rules = load_rules(rules_id)
         edges = wager_math(rules).edges
         answer.append({"rules": rules.id, "name": rules.name, "fingerprint": rules.fingerprint,
-                       "tables": int(count), "open_tables": int(open_count or 0),
-                       "edges": {name: float(edge) for name, edge in edges.items()}})
+                       "tables": count, "open_tables": open_count,
+                       "edges": {name: float(edge) for name, edge in edges.items()},
+                       "player_favoured": list(player_favoured(house_edges(rules))),
+                       "over_exposure_limit": exposure_problem(
+                           rules, found.exposure_limit) is not None})
     return answer

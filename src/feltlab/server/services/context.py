@@ -16,6 +16,7 @@ from argon2 import PasswordHasher
 from sqlalchemy import Connection, Engine
 from sqlalchemy.orm import Session, sessionmaker
 
+from feltlab.core.exposure import DEFAULT_EXPOSURE_LIMIT
 from feltlab.server import migrate
 from feltlab.server.auth import AuthSettings, password_hasher
 from feltlab.server.live import Hub
@@ -72,6 +73,9 @@ class Services:
     wallets: WalletClient = field(default_factory=WalletClient)
     """Calls to operators' wallets (one pooled connection, slots and breaker each)."""
     _wallet_callers: dict[int, anyio.CapacityLimiter] = field(default_factory=dict)
+    exposure_limit: int = DEFAULT_EXPOSURE_LIMIT
+    """The house exposure limit (:attr:`~feltlab.server.settings.Settings.house_exposure_limit`):
+    no rule set that can pay one seat more on one round is published or opens a table."""
 
     def writers(self) -> anyio.CapacityLimiter:
         """The threads that may run money-moving transactions at once in this worker (per

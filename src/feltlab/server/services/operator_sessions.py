@@ -156,7 +156,7 @@ def launch(found: Services, operator_id: str, player: str, currency: str, rules_
     if currency not in operator.currencies:
         raise InvalidField("currency", f"operator {operator_id!r} plays in "
                                        f"{', '.join(operator.currencies)}, not {currency!r}")
-    rules = table_rules(rules_id)
+    rules = table_rules(rules_id, found.exposure_limit)
     lobby = check_lobby_url(lobby_url, operator.frame_origins)
     token, code = TOKEN_PREFIX + secrets.token_urlsafe(32), secrets.token_urlsafe(32)
     moment = now()
@@ -266,7 +266,7 @@ def open_table(found: Services, caller: Caller, rules_id: str) -> dict[str, obje
         session = session_of(db, caller)
     if rules_id != session.rules_id:
         raise Forbidden(f"this session plays {session.rules_id} only")
-    rules = table_rules(rules_id)
+    rules = table_rules(rules_id, found.exposure_limit)
     with found.transaction() as db:
         disabled = db.scalar(select(Operator.disabled).where(
             Operator.id == session.operator_id))

@@ -1,5 +1,6 @@
 """Rule sets published by admins: stored once and never changed (a change is a new id),
 audit-logged, listed and dealt like the built-in ones, and withdrawable from new tables.
+What a rule set must pass to be published is :mod:`.publish_checks`'s.
 
 The registry (:mod:`feltlab.core.registry`) reads them through :class:`DatabaseRuleSets`,
 so every part of feltlab that loads a rule set by id (the engine, the rounds, the views)
@@ -8,19 +9,22 @@ finds a published one without knowing where it came from.
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import select
 
 from feltlab.core import registry
-from feltlab.core.rules import RulesError, parse_rules
+from feltlab.core.rules import Rules, RulesError, load_published, parse_rules
 from feltlab.server.auth import Caller
 from feltlab.server.clock import aware, now
 from feltlab.server.errors import Conflict, Refused, not_found
 from feltlab.server.models import PublishedRuleSet
-from feltlab.server.services import audit
+from feltlab.server.services import audit, publish_checks
 from feltlab.server.services.context import Services
+
+log = logging.getLogger("feltlab.server")
 
 
 class DatabaseRuleSets:
@@ -46,6 +50,21 @@ def install(found: Services) -> None:
     registry.set_published_source(DatabaseRuleSets(found))
 
 
+def review_published(found: Services) -> None:
+    """At start-up: log each published rule set (not withdrawn) over the house exposure
+    limit, which opens no table (published before the limit, or under a higher one)."""
+    for rules_id in DatabaseRuleSets(found).open_ids():
+        try:
+            rules = load_published(rules_id)
+        except RulesError as error:
+            log.warning("published rule set %s does not load: %s", rules_id, error)
+            continue
+        problem = None if rules is None else publish_checks.exposure_problem(
+            rules, found.exposure_limit)
+        if problem is not None:
+            log.warning("published rule set %s opens no new table: %s", rules_id, problem)
+
+
 @dataclass(frozen=True)
 class Published:
     """A publication's answer, and whether it stored something new (201) or found the
@@ -55,32 +74,55 @@ class Published:
     created: bool
 
 
-def publish(found: Services, admin: Caller, text: str) -> Published:
-    """Store a new rule set under its own id. The same content again answers the stored
-    entry; an id that is taken (a built-in, or published with other content) is a
-    conflict; a rule set that does not validate is refused naming the field."""
+def _design(text: str) -> Rules:
     try:
-        rules = parse_rules(text, "rules")
+        return parse_rules(text, "rules")
     except (RulesError, ValueError) as error:
         raise Refused(str(error)) from None
+
+
+def publish_checks_of(found: Services, text: str) -> dict[str, Any]:
+    """What publishing ``text`` would find (:func:`.publish_checks.checks`)."""
+    return publish_checks.checks(_design(text), found.exposure_limit).to_json()
+
+
+def publish(found: Services, admin: Caller, text: str, allow_player_edge: bool = False
+            ) -> Published:
+    """Store a new rule set under its own id. The same content again answers the stored
+    entry; an id that is taken (a built-in, or published with other content) is a
+    conflict; a rule set that does not validate is refused naming the field, and so is
+    one over the house exposure limit, or favouring the player without
+    ``allow_player_edge`` (:func:`.publish_checks.require_publishable`)."""
+    rules = _design(text)
     if rules.id in registry.builtin_ids():
         raise Conflict(f"the id {rules.id!r} is a built-in rule set's; give the design an id "
                        "of its own")
+    with found.read() as session:  # a taken id first: no check would let it through
+        _check_not_taken(session.get(PublishedRuleSet, rules.id), rules)
+    favoured = publish_checks.require_publishable(rules, found.exposure_limit,
+                                                  allow_player_edge)
     with found.transaction() as session:
         stored = session.get(PublishedRuleSet, rules.id, with_for_update=True)
         if stored is not None:
-            if stored.fingerprint == rules.fingerprint:
-                return Published(entry_json(stored), created=False)
-            raise Conflict(f"the id {rules.id!r} is taken by a published rule set with other "
-                           "content; a published rule set never changes: give it a new id")
+            _check_not_taken(stored, rules)
+            return Published(entry_json(stored), created=False)
         stored = PublishedRuleSet(id=rules.id, name=rules.name, game=rules.game,
                                   fingerprint=rules.fingerprint, toml=text,
                                   published_by=admin.username, published_at=now())
         session.add(stored)
         session.flush()
+        allowed = {"allow_player_edge": True,
+                   "player_edges": {name: float(edge) for name, edge in favoured.items()}
+                   } if favoured else {}
         audit.record(session, admin.username, "ruleset_published", rules=rules.id,
-                     fingerprint=rules.fingerprint, game=rules.game)
+                     fingerprint=rules.fingerprint, game=rules.game, **allowed)
         return Published(entry_json(stored), created=True)
+
+
+def _check_not_taken(stored: PublishedRuleSet | None, rules: Rules) -> None:
+    if stored is not None and stored.fingerprint != rules.fingerprint:
+        raise Conflict(f"the id {rules.id!r} is taken by a published rule set with other "
+                       "content; a published rule set never changes: give it a new id")
 
 
 def withdraw(found: Services, admin: Caller, rules_id: str) -> dict[str, Any]:

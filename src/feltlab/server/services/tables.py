@@ -16,6 +16,7 @@ from feltlab.server.errors import NotFound, Refused, not_found
 from feltlab.server.fairness import commitment, new_server_seed, next_seed
 from feltlab.server.models import GameTable, Round, TableSeat, User, table_of
 from feltlab.server.services import audit
+from feltlab.server.services.publish_checks import exposure_problem
 from feltlab.server.views import table_json
 
 if TYPE_CHECKING:  # annotations only: the services' context imports these modules
@@ -59,9 +60,10 @@ def seated(session: Session, table_id: int) -> list[tuple[int, str]]:
             session.connection().execute(_SEATED, {"table_id": table_id})]
 
 
-def table_rules(rules_id: str) -> Rules:
+def table_rules(rules_id: str, exposure_limit: int) -> Rules:
     """The rule set a table is opened with: a built-in one, or a published one not
-    withdrawn (through the registry); its exact edges, which settlement reads, start
+    withdrawn (through the registry), that can pay one seat no more than
+    ``exposure_limit`` on one round; its exact edges, which settlement reads, start
     computing in the background now."""
     known = open_ids()
     if rules_id not in known:
@@ -73,6 +75,10 @@ def table_rules(rules_id: str) -> Rules:
         rules = load_rules(rules_id)
     except RulesError as error:
         raise Refused(str(error)) from None
+    problem = exposure_problem(rules, exposure_limit)
+    if problem is not None:
+        raise Refused(f"the rule set {rules.id!r} opens no new table: {problem}; publish a "
+                      "design within the limit")
     warm(rules)
     return rules
 
@@ -80,7 +86,7 @@ def table_rules(rules_id: str) -> Rules:
 def open_private(found: Services, caller: Caller, rules_id: str, practice: bool
                  ) -> dict[str, Any]:
     """A private table against the house, ready at once (practice, or cash)."""
-    rules = table_rules(rules_id)
+    rules = table_rules(rules_id, found.exposure_limit)
     with found.transaction() as session:
         table = GameTable(rules_id=rules.id, fingerprint=rules.fingerprint,
                           currency="practice" if practice else "cash", shared=False,
@@ -94,7 +100,7 @@ def open_private(found: Services, caller: Caller, rules_id: str, practice: bool
 def open_shared(found: Services, admin: Caller, rules_id: str, currency: str, name: str,
                 betting_seconds: int, decision_seconds: int) -> dict[str, Any]:
     """A shared table: players sit, bet in the betting window, decide in turn."""
-    rules = table_rules(rules_id)
+    rules = table_rules(rules_id, found.exposure_limit)
     with found.transaction() as session:
         table = GameTable(rules_id=rules.id, fingerprint=rules.fingerprint,
                           currency=currency, shared=True, owner_id=None, status="open",

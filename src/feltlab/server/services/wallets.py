@@ -8,7 +8,7 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from feltlab.server.auth import Caller
-from feltlab.server.errors import Conflict, NotFound
+from feltlab.server.errors import Conflict, Forbidden, NotFound
 from feltlab.server.services import audit, ledger
 from feltlab.server.services.accounts import me, user_named
 from feltlab.server.services.context import Services
@@ -32,11 +32,14 @@ def reset_practice(found: Services, caller: Caller, request: MoneyRequest) -> An
 
 def adjust_cash(found: Services, admin: Caller, username: str, amount: int, memo: str,
                 request: MoneyRequest) -> Answer:
-    """Credit (amount > 0) or debit (amount < 0) a player's cash balance."""
+    """Credit (amount > 0) or debit (amount < 0) a player's cash balance; never the
+    admin's own (another admin makes that change)."""
     def work(session: Session) -> tuple[int, Any]:
         user = user_named(session, username)
         if user is None:
             raise NotFound(f"no account is named {username}")
+        if user.id == admin.user_id:
+            raise Forbidden("an admin may not adjust their own cash; another admin must")
         new_balance = ledger.adjust_cash(session, user.id, amount, f"{admin.username}: {memo}")
         audit.record(session, admin.username, "cash_adjusted", username=user.username,
                      amount=amount, memo=memo, balance=new_balance)

@@ -312,14 +312,23 @@ async function showAudit() {
       el("td", {}, line.actor), el("td", {}, line.kind), el("td", {}, JSON.stringify(line.detail))))));
 }
 
+function ruleFlags(rule) {
+  const flags = [];
+  if (rule.player_favoured.length) flags.push(`Favours the player (${rule.player_favoured.join(", ")})`);
+  if (rule.over_exposure_limit) flags.push("Over the house exposure limit: opens no table");
+  return flags.flatMap((flag, index) => [index ? "; " : "", el("span", { class: "flag" }, flag)]);
+}
+
 async function showRules() {
   const rules = await api("GET", "/admin/console/rules");
-  const head = el("thead", {}, el("tr", {}, ["Rule set", "Fingerprint", "Tables (open)", "House edge of each wager"]
+  const head = el("thead", {}, el("tr", {}, ["Rule set", "Fingerprint", "Tables (open)", "House edge of each wager", "Flags"]
     .map((title) => el("th", { scope: "col" }, title))));
   document.getElementById("rules-table").replaceChildren(head, el("tbody", {}, rules.map((rule) =>
-    el("tr", {}, el("th", { scope: "row" }, `${rule.name} (${rule.rules})`), el("td", {}, rule.fingerprint.slice(0, 16)),
+    el("tr", { class: ruleFlags(rule).length ? "flagged" : "" },
+      el("th", { scope: "row" }, `${rule.name} (${rule.rules})`), el("td", {}, rule.fingerprint.slice(0, 16)),
       el("td", { class: "num" }, `${rule.tables} (${rule.open_tables})`),
-      el("td", {}, Object.entries(rule.edges).map(([name, edge]) => `${name} ${percent(edge)}`).join(", "))))));
+      el("td", {}, Object.entries(rule.edges).map(([name, edge]) => `${name} ${percent(edge)}`).join(", ")),
+      el("td", {}, ruleFlags(rule))))));
 }
 
 // --- start --------------------------------------------------------------------------------

@@ -437,11 +437,55 @@ document.getElementById("designer-download").addEventListener("click", () => {
   link.remove();
 });
 document.getElementById("designer-print").addEventListener("click", () => window.print());
+/** Ask the admin to confirm publishing a design with a negative house edge, showing every
+ * wager's edge (the server's figures); resolves true to publish it anyway. */
+function confirmPlayerEdge(checks) {
+  const dialog = document.getElementById("publish-dialog");
+  const favoured = checks.player_favoured.map(words).join(", ");
+  document.getElementById("publish-dialog-text").textContent =
+    `${checks.rules}: the house edge of ${favoured} is below 0, so players win on average. ` +
+    "Publish it anyway? The audit log records that you did.";
+  document.getElementById("publish-edges").replaceChildren(
+    el("thead", {}, el("tr", {}, ["Wager", "House edge", ""].map((title) => el("th", { scope: "col" }, title)))),
+    el("tbody", {}, Object.entries(checks.house_edges).map(([wager, edge]) =>
+      el("tr", { class: edge < 0 ? "flagged" : "" }, el("th", { scope: "row" }, words(wager)),
+        el("td", { class: "num" }, percent(edge)),
+        el("td", {}, edge < 0 ? el("span", { class: "flag" }, "favours the player") : "")))));
+  return new Promise((resolve) => {
+    const form = document.getElementById("publish-dialog-form");
+    const cancel = document.getElementById("publish-cancel");
+    const done = (answer) => {
+      form.removeEventListener("submit", confirm);
+      cancel.removeEventListener("click", dismiss);
+      dialog.removeEventListener("cancel", dismiss);
+      if (dialog.open) dialog.close();
+      resolve(answer);
+    };
+    const confirm = (event) => { event.preventDefault(); done(true); };
+    const dismiss = (event) => { event.preventDefault(); done(false); };
+    form.addEventListener("submit", confirm);
+    cancel.addEventListener("click", dismiss);
+    dialog.addEventListener("cancel", dismiss);
+    dialog.showModal();
+    cancel.focus();
+  });
+}
+
 document.getElementById("designer-publish").addEventListener("click", async () => {
   const out = document.getElementById("designer-publish-result");
+  const rules = designToml();
+  say(out, "Checking the design…");
   try {
-    const entry = await api("POST", "/admin/rulesets", { rules: designToml() });
-    say(out, `Published ${entry.id} (fingerprint ${entry.fingerprint.slice(0, 12)}): new tables may deal it.`);
+    const checks = await api("POST", "/admin/rulesets/check", { rules });
+    const favoured = checks.player_favoured.length > 0;
+    // over the exposure limit, publishing is refused whatever is confirmed: say why at once
+    if (favoured && checks.exposure <= checks.exposure_limit) {
+      say(out, "");
+      if (!(await confirmPlayerEdge(checks))) { say(out, "Not published."); return; }
+    }
+    const entry = await api("POST", "/admin/rulesets", favoured ? { rules, allow_player_edge: true } : { rules });
+    say(out, `Published ${entry.id} (fingerprint ${entry.fingerprint.slice(0, 12)}): new tables may deal it` +
+      (favoured ? ", favouring the player as you confirmed (written to the audit log)." : "."));
   } catch (error) { say(out, error.message, true); }
 });
 

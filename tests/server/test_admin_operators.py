@@ -165,6 +165,7 @@ def test_wallet_calls_are_listed_retried_and_resolved(client: TestClient) -> Non
     assert retried.json()["flagged"] is False and retried.json()["next_try_at"] is not None
     blank = post(client, f"/wallet-calls/{older}/resolve", admin, {"note": "  "})
     assert blank.status_code == 422
+    assert blank.json()["detail"] == "note: must hold something besides spaces"
     resolved = post(client, f"/wallet-calls/{older}/resolve", admin,
                     {"note": "paid by bank transfer, ticket 77"})
     assert resolved.status_code == 200, resolved.text

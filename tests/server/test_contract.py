@@ -107,6 +107,9 @@ def test_constraints_the_server_checks_are_in_the_schemas(document: dict[str, An
     rules = schemas["TableRequest"]["properties"]["rules"]
     assert "enum" not in rules  # free text, checked when the request runs (404)
     assert schemas["AdjustRequest"]["properties"]["amount"]["not"] == {"const": 0}
+    # a reason or a note of nothing but spaces is refused: the schema says so
+    assert schemas["LockRequest"]["properties"]["reason"]["pattern"] == r"\S"
+    assert schemas["ResolveRequest"]["properties"]["note"]["pattern"] == r"\S"
 
 
 def test_a_whole_number_may_be_written_with_a_point(app_client: TestClient) -> None:

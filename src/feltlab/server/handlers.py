@@ -76,6 +76,9 @@ def first_problem(error: RequestValidationError) -> str:
     first = problems[0]
     where = ".".join(str(part) for part in first.get("loc", ()) if part != "body")
     message = str(first.get("msg", "is not valid")).rstrip(".")
+    if first.get("type") == "string_pattern_mismatch" and \
+            first.get("ctx", {}).get("pattern") == r"\S":
+        message = "must hold something besides spaces"
     more = f" (and {len(problems) - 1} more problems)" if len(problems) > 1 else ""
     return f"{where or 'body'}: {message}{more}"
 

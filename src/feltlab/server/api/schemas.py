@@ -109,7 +109,8 @@ class AdjustRequest(Strict):
 
 # --- the operator's console -----------------------------------------------------------------
 
-Reason = Annotated[str, StringConstraints(min_length=1, max_length=200)]
+Reason = Annotated[str, StringConstraints(min_length=1, max_length=200, pattern=r"\S")]
+"""A reason for the audit log: something besides spaces."""
 
 
 class LockRequest(Strict):
@@ -166,7 +167,7 @@ class ResolveRequest(Strict):
     """How a pending wallet call was settled outside the outbox, for its row and the
     audit log."""
 
-    note: Annotated[str, StringConstraints(min_length=1, max_length=500)]
+    note: Annotated[str, StringConstraints(min_length=1, max_length=500, pattern=r"\S")]
 
 
 # --- the pages' JSON -----------------------------------------------------------------------

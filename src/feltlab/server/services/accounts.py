@@ -21,8 +21,9 @@ from feltlab.server.auth import (
     token_digest,
 )
 from feltlab.server.clock import aware, now
-from feltlab.server.errors import Conflict, Unauthorized
+from feltlab.server.errors import Conflict, Forbidden, Unauthorized
 from feltlab.server.models import AuthToken, User, table_of
+from feltlab.server.revocations import Revoked
 from feltlab.server.services import audit, ledger
 from feltlab.server.services.context import Services
 from feltlab.server.services.database import session_factory, transaction
@@ -72,11 +73,12 @@ def create_admin(engine: Engine, hasher: PasswordHasher, username: str, password
 
 
 def sign_out(found: Services, caller: Caller) -> None:
-    """Revoke the caller's token: it is refused from now on."""
+    """Revoke the caller's token: it is refused from now on, and its live sockets close."""
     with found.transaction() as session:
         session.execute(update(AuthToken).where(AuthToken.id == caller.token_id)
                         .values(revoked=True))
         audit.record(session, caller.username, "logout")
+    found.revoke(Revoked("token", caller.token_id))
 
 
 # --- who is calling --------------------------------------------------------------------------
@@ -99,10 +101,11 @@ def caller_of(token_id: int, revoked: bool, last_used_at: datetime, user_id: int
     moment = now()
     if revoked:
         raise Unauthorized("this token was revoked at logout; sign in again")
-    idle = moment - aware(last_used_at)
-    if idle > timedelta(minutes=settings.idle_minutes):
+    idle, allowed = moment - aware(last_used_at), timedelta(minutes=settings.idle_minutes)
+    if idle > allowed:
         raise Unauthorized("this token expired after idle time; sign in again")
-    return Caller(user_id, username, role, token_id, idle > timedelta(seconds=30))
+    return Caller(user_id, username, role, token_id, idle > timedelta(seconds=30),
+                  expires_at=aware(last_used_at) + allowed)
 
 
 def check_token(connection: Connection, token: str, settings: AuthSettings) -> Caller:
@@ -121,6 +124,20 @@ def authenticated(found: Services, token: str, record_use: bool = True) -> Calle
         caller = check_token(connection, token, found.auth)
     if record_use:
         note_use(found, caller)
+    return caller
+
+
+_LOCKED = Prepared(select(_USERS.c.locked).where(_USERS.c.id == bindparam("user_id")))
+
+
+def watching(found: Services, token: str) -> Caller:
+    """The caller of a live socket's token, read without counting as a use (watching a
+    table does not keep a token alive): refused as any request is, and also when an admin
+    has locked the account (a locked account watches nothing)."""
+    with found.read_connection() as connection:
+        caller = check_token(connection, token, found.auth)
+        if _LOCKED.scalar(connection, {"user_id": caller.user_id}):
+            raise Forbidden("this account is locked: ask the operator")
     return caller
 
 

@@ -70,8 +70,15 @@ class SocketGuard:
         self._timer: asyncio.TimerHandle | None = None
 
     def flag(self) -> None:
-        """Flag the socket (from any thread)."""
-        self.loop.call_soon_threadsafe(self._flag)
+        """Flag the socket: at once on its own loop's thread, else from its loop."""
+        try:
+            here = asyncio.get_running_loop() is self.loop
+        except RuntimeError:
+            here = False
+        if here:
+            self._flag()
+        else:
+            self.loop.call_soon_threadsafe(self._flag)
 
     def _flag(self) -> None:
         self.flagged = True

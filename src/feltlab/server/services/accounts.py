@@ -90,6 +90,7 @@ _TOKEN_OWNER = (select(_TOKENS.c.id, _TOKENS.c.revoked, _TOKENS.c.last_used_at, 
                 .where(_TOKENS.c.token_hash == bindparam("digest")))
 """Built once, in Core: every request reads its token this way; building a statement, or
 running it through the ORM, costs more CPU than the query itself."""
+UNKNOWN_TOKEN = "sign in first: the token is missing or unknown"
 _TOKEN_USED = Prepared(update(_TOKENS).where(_TOKENS.c.id == bindparam("token_id"))
                        .values(last_used_at=bindparam("moment")))
 
@@ -113,7 +114,7 @@ def check_token(connection: Connection, token: str, settings: AuthSettings) -> C
     Only reads: when ``stale``, the caller's :func:`touch` records the use."""
     row = connection.execute(_TOKEN_OWNER, {"digest": token_digest(token)}).one_or_none()
     if row is None:
-        raise Unauthorized("sign in first: the token is missing or unknown")
+        raise Unauthorized(UNKNOWN_TOKEN)
     return caller_of(*row, settings)
 
 
@@ -127,7 +128,7 @@ def authenticated(found: Services, token: str, record_use: bool = True) -> Calle
     return caller
 
 
-_LOCKED = Prepared(select(_USERS.c.locked).where(_USERS.c.id == bindparam("user_id")))
+_WATCHER = _TOKEN_OWNER.add_columns(_USERS.c.locked)
 
 
 def watching(found: Services, token: str) -> Caller:
@@ -135,9 +136,13 @@ def watching(found: Services, token: str) -> Caller:
     table does not keep a token alive): refused as any request is, and also when an admin
     has locked the account (a locked account watches nothing)."""
     with found.read_connection() as connection:
-        caller = check_token(connection, token, found.auth)
-        if _LOCKED.scalar(connection, {"user_id": caller.user_id}):
-            raise Forbidden("this account is locked: ask the operator")
+        row = connection.execute(_WATCHER, {"digest": token_digest(token)}).one_or_none()
+    if row is None:
+        raise Unauthorized(UNKNOWN_TOKEN)
+    token_id, revoked, last_used_at, user_id, username, role, locked = row
+    caller = caller_of(token_id, revoked, last_used_at, user_id, username, role, found.auth)
+    if locked:
+        raise Forbidden("this account is locked: ask the operator")
     return caller
 
 

@@ -10,6 +10,7 @@ import re
 import shutil
 import subprocess
 from collections import Counter
+from dataclasses import replace
 from fractions import Fraction
 from functools import cache
 from html.parser import HTMLParser
@@ -269,6 +270,29 @@ def test_csv_files_carry_exact_counts_and_fractions(tmp_path: Path) -> None:
     assert Fraction(summary["flush"]["element_of_risk_exact"]) == sheet.wager("flush").house_edge
     assert summary["flush"]["average_total_wager"] == ""
     assert Fraction(summary["ante"]["average_total_wager_exact"]) == Fraction(174, 100)
+
+
+def test_csv_text_cannot_start_a_formula_and_negative_figures_stay_numbers(tmp_path: Path
+                                                                          ) -> None:
+    """A title, label or hand group that starts as a formula is written behind a single
+    quote; the losing line's net (-1), its contribution and the edge stay numbers."""
+    sheet = fake_sheet()
+    flush = sheet.wager("flush")
+    hostile = replace(flush, title="=HYPERLINK(\"http://x\")", lines=tuple(
+        replace(line, label="-2-3") if line.net == -1 else line for line in flush.lines))
+    sheet = replace(sheet, wagers=(sheet.wagers[0], hostile),
+                    strategy_map=(("+1 flush", "fold", Fraction(1)),))
+    write_csv(sheet, tmp_path)
+    with (tmp_path / "summary.csv").open(newline="") as handle:
+        summary = {row["wager"]: row for row in csv.DictReader(handle)}
+    assert summary["flush"]["title"] == "'=HYPERLINK(\"http://x\")"
+    assert Fraction(summary["flush"]["house_edge_exact"]) == flush.house_edge
+    with (tmp_path / "flush.csv").open(newline="") as handle:
+        losing = [row for row in csv.DictReader(handle) if row["net"] == "-1"]
+    assert [row["label"] for row in losing] == ["'-2-3"]
+    assert losing[0]["contribution"].startswith("-0.") and losing[0]["contribution_exact"][0] == "-"
+    with (tmp_path / "strategy.csv").open(newline="") as handle:
+        assert [row["hands"] for row in csv.DictReader(handle)] == ["'+1 flush"]
 
 
 def test_a_long_strategy_map_is_merged_for_the_chart() -> None:

@@ -20,6 +20,7 @@ from feltlab.server.auth import Caller
 from feltlab.server.live import Hub
 from feltlab.server.models import GameTable
 from feltlab.server.notify import Announcer
+from feltlab.server.revocations import SocketGuard
 from feltlab.server.services.context import Services
 from feltlab.server.views import (
     TableState,
@@ -312,8 +313,9 @@ def test_a_watcher_is_shown_the_end_of_its_round_before_the_next() -> None:
                               change.order)
         socket = _Socket(until)
         caller = Caller(1, "watcher", "player", 1)
+        unflagged = live_ws._Vouch(found, "token", SocketGuard(1, 1, lambda: None))  # type: ignore[arg-type]
         await asyncio.wait_for(live_ws._send_views(
-            socket, found, 7, caller, queue, first, None), 5)  # type: ignore[arg-type]
+            socket, found, 7, caller, queue, first, unflagged), 5)  # type: ignore[arg-type]
         return socket.sent
 
     ended = _bare_state(1, "complete", "round 1, ended")

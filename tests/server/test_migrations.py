@@ -3,17 +3,33 @@ PostgreSQL, and a database at an older revision upgrades in place."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import pytest
 from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy import Connection, Engine, select, text
+from sqlalchemy import Connection, Engine, insert, select, text
 
 from feltlab.server import operator_models  # noqa: F401  (its tables on Base too)
 from feltlab.server.migrate import alembic_config, current_revision, upgrade
-from feltlab.server.models import Base, GameTable, Round, RoundSeat, TrainerScore
-from feltlab.server.services.database import make_engine, normalise_url
+from feltlab.server.models import (
+    AuditHead,
+    AuditRecord,
+    Base,
+    GameTable,
+    Round,
+    RoundSeat,
+    TrainerScore,
+)
+from feltlab.server.services import audit
+from feltlab.server.services.database import (
+    make_engine,
+    normalise_url,
+    session_factory,
+    transaction,
+)
 
 
 def head_revision(engine: Engine) -> str | None:
@@ -105,5 +121,44 @@ def test_upgrade_refuses_a_table_with_two_unfinished_rounds(sqlite_url: str) -> 
         with pytest.raises(RuntimeError, match=r"tables \[7\] have more than one unfinished"):
             upgrade(engine)
         assert current_revision(engine) == "0007"
+    finally:
+        engine.dispose()
+
+
+def test_the_audit_head_is_computed_from_the_chain_on_upgrade(database_url: str) -> None:
+    """0015 anchors a log made before it at the chain's head: its line count and last
+    hash; the chain verifies against it, and the next line moves it."""
+    engine = make_engine(normalise_url(database_url))
+    try:
+        command.upgrade(alembic_config(engine), "0012")
+        prev_hash = audit.GENESIS
+        with engine.begin() as connection:
+            for number in range(3):
+                at = datetime(2026, 1, 1, number, tzinfo=UTC)
+                line_hash = audit.line_hash(prev_hash, at, "old", "login", "{}")
+                connection.execute(insert(AuditRecord).values(
+                    at=at, actor="old", kind="login", detail="{}", prev_hash=prev_hash,
+                    hash=line_hash))
+                prev_hash = line_hash
+        upgrade(engine)
+        with engine.connect() as connection:
+            assert connection.execute(select(AuditHead.id, AuditHead.lines, AuditHead.hash)
+                                      ).all() == [(1, 3, prev_hash)]
+        assert audit.verify_database(engine).intact
+        with transaction(session_factory(engine)) as session:
+            audit.record(session, "new", "login")
+        report = audit.verify_database(engine, published=prev_hash)
+        assert report.intact and report.lines == 4 and report.published_at == 3
+    finally:
+        engine.dispose()
+
+
+def test_an_empty_audit_log_gets_the_genesis_head(sqlite_url: str) -> None:
+    engine = make_engine(normalise_url(sqlite_url))
+    try:
+        upgrade(engine)
+        with engine.connect() as connection:
+            assert connection.execute(select(AuditHead.lines, AuditHead.hash)).one() == (
+                0, audit.GENESIS)
     finally:
         engine.dispose()

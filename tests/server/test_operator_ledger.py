@@ -25,7 +25,6 @@ from feltlab.server.services.operator_ledger import (
     operator_report,
     report_csv,
     report_totals,
-    spreadsheet_safe,
 )
 from feltlab.server.services.operators import add_operator, disable_operator, rotate_secret
 from feltlab.server.services.outbox import queue_call
@@ -199,9 +198,6 @@ def test_the_report_sums_by_day_and_currency(client: TestClient, ledger: list[st
 
 
 def test_the_csv_cannot_start_a_formula() -> None:
-    assert [spreadsheet_safe(cell) for cell in ("=1+1", "+1", "-1", "@SUM(A1)", "\tx", "\rx",
-                                                "EUR", "")] == [
-        "'=1+1", "'+1", "'-1", "'@SUM(A1)", "'\tx", "'\rx", "EUR", ""]
     days = [DayFigures(D1, "=A1", bets=5, wins=9), DayFigures(D1, "EUR", bets=7)]
     assert report_csv(days).splitlines() == [
         "day,currency,bets,wins,rollbacks,rolled_back_amount,ggr",

@@ -11,9 +11,11 @@ import threading
 import time
 from datetime import timedelta
 from typing import Any
+from unittest.mock import ANY
 
 from fastapi.testclient import TestClient
 from sqlalchemy import update
+from starlette.testclient import WebSocketTestSession
 
 from feltlab.server.clock import now
 from feltlab.server.models import AuthToken
@@ -79,12 +81,27 @@ def test_an_ended_session_is_refused_and_only_its_operator_ends_it(
     table = open_table(app_client, session)
     path = f"/api/v1/operator/sessions/{session}/end"
     assert signed_post(app_client, path, {"operator": "other"}).status_code == 404
-    ended = signed_post(app_client, path, {"operator": "casino"})
+    with app_client.websocket_connect(f"/api/v1/tables/{table}/live",
+                                      headers=bearer(session)) as live:
+        live.receive_json()
+        ended = signed_post(app_client, path, {"operator": "casino"})
+        assert received_within(live, 1.0) == {"type": "websocket.close", "code": 4401,
+                                              "reason": ANY}
     assert ended.status_code == 200, ended.text
     verify([SECRET], ended.headers[HEADER], ended.content)
     assert signed_post(app_client, path, {"operator": "casino"}).status_code == 200
     assert app_client.get("/api/v1/me", headers=bearer(session)).status_code == 401
     assert bet(app_client, session, table).status_code == 401
+
+
+def received_within(live: WebSocketTestSession, seconds: float) -> Any:
+    """What the server sends ``live`` next, if it comes within ``seconds``."""
+    received: list[Any] = []
+    reader = threading.Thread(target=lambda: received.append(live.receive()), daemon=True)
+    reader.start()
+    reader.join(seconds)
+    assert received, f"nothing within {seconds} s"
+    return received[0]
 
 
 def test_a_disabled_operator_opens_no_session_and_takes_no_stake(

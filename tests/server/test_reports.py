@@ -374,3 +374,24 @@ def test_console_tables_and_rule_sets(client: TestClient) -> None:
     assert rules[0]["rules"] == "high-card-flush"
     assert rules[0]["edges"] == {name: float(value) for name, value in edge.items()}
 
+
+
+def test_a_name_that_starts_a_formula_is_quoted_and_figures_stay_numbers(
+        client: TestClient, database_url: str) -> None:
+    """A username may start with ``-``: the API's CSV and ``feltlab report --csv`` write it
+    behind a single quote, so that no spreadsheet runs ``-2-3``; a negative figure (the
+    band's low end) is written as the number it is."""
+    name = unique_name("-2-3")
+    player = sign_up(client, name)
+    table = practice_table(client, player, "high-card-flush")
+    play_round(client, player, table, {"wagers": {"ante": 10}})
+    admin = admin_headers(client)
+    text = client.get("/api/v1/admin/reports/players", headers=admin,
+                      params={"currency": "practice", "format": "csv"}).text
+    code, out, err = run_cli(["report", "players", "--database", database_url,
+                              "--currency", "practice", "--csv"])
+    assert code == 0 and out == text, err
+    [line] = [line for line in csv.DictReader(io.StringIO(text)) if line["user_id"]
+              and line["username"].endswith(name[1:])]
+    assert line["username"] == "'" + name
+    assert line["band_low"].startswith("-") and float(line["band_low"]) < 0

@@ -1,7 +1,8 @@
 """The operator's console in a real Chromium against a real ``feltlab serve``: the pit's
 hold, theoretical win and win with the chart of win against theoretical win by day,
 the same numbers as the reports API; a player found, locked with a reason and unlocked,
-by keyboard; no request leaves 127.0.0.1 and the console shows no error."""
+by keyboard; the audit log's head shown; no request leaves 127.0.0.1 and the console
+shows no error."""
 
 from __future__ import annotations
 
@@ -132,6 +133,11 @@ def test_console_shows_the_pit(server: Server, desktop: Any, watch: Watch,
     page.wait_for_function(
         "() => document.getElementById('audit-table').textContent.includes('account_locked')",
         timeout=TIMEOUT)
+    # with the log's head, to write down or publish, as the API answers it
+    audit = page.evaluate("fetch('/api/v1/admin/audit?limit=1').then((r) => r.json())")
+    assert audit["intact"] and len(audit["head"]["hash"]) == 64
+    assert page.locator("#audit-head").text_content() == audit["head"]["hash"]
+    assert page.locator("#audit-head-lines").text_content() == str(audit["head"]["lines"])
     page.screenshot(path=str(artifacts / "admin-console-player.png"), full_page=True)
     assert_axe_clean(page, "admin-console-player", artifacts)
     page.get_by_label("Reason for locking or unlocking").fill("cleared")

@@ -2,16 +2,17 @@
 optimal strategy by hand (``strategy.csv``, each row named by the hands it holds).
 
 Every figure is written twice: as a decimal, for spreadsheets, and as an exact fraction
-(``numerator/denominator``), for checking.
+(``numerator/denominator``), for checking; figures as numbers, names and labels as text a
+spreadsheet will not run (:mod:`feltlab.core.csvsafe`).
 """
 
 from __future__ import annotations
 
-import csv
 from fractions import Fraction
 from pathlib import Path
 
-from feltlab.analysis.report_text import decimal
+from feltlab.analysis.report_text import rounded
+from feltlab.core.csvsafe import Cell, write_csv_file
 from feltlab.core.model import ParSheet, WagerAnalysis
 
 LINE_COLUMNS = ("label", "key", "net", "count", "probability", "probability_exact",
@@ -28,50 +29,44 @@ def wager_file_name(wager: WagerAnalysis) -> str:
     return f"{wager.name}.csv"
 
 
-def _fraction(value: Fraction | int) -> str:
-    return str(Fraction(value))
-
-
-def line_rows(wager: WagerAnalysis) -> list[dict[str, str]]:
-    rows = []
+def line_rows(wager: WagerAnalysis) -> list[dict[str, Cell]]:
+    rows: list[dict[str, Cell]] = []
     for line in wager.lines:
         probability, contribution = wager.probability(line), wager.contribution(line)
-        rows.append({"label": line.label, "key": "" if line.key is None else str(line.key),
-                     "net": _fraction(line.net), "count": str(line.count),
-                     "probability": decimal(probability, 15),
-                     "probability_exact": _fraction(probability),
-                     "contribution": decimal(contribution, 15),
-                     "contribution_exact": _fraction(contribution),
-                     "wagered": _fraction(line.wagered)})
+        rows.append({"label": line.label, "key": line.key,
+                     "net": Fraction(line.net), "count": line.count,
+                     "probability": rounded(probability, 15),
+                     "probability_exact": Fraction(probability),
+                     "contribution": rounded(contribution, 15),
+                     "contribution_exact": Fraction(contribution),
+                     "wagered": Fraction(line.wagered)})
     return rows
 
 
-def summary_row(wager: WagerAnalysis) -> dict[str, str]:
-    row = {"wager": wager.name, "title": wager.title, "total_deals": str(wager.total),
-           "house_edge": decimal(wager.house_edge, 15),
-           "house_edge_exact": _fraction(wager.house_edge),
-           "hit_frequency": decimal(wager.hit_frequency, 15),
-           "hit_frequency_exact": _fraction(wager.hit_frequency),
-           "std_dev": repr(wager.std_dev),
-           "element_of_risk": decimal(wager.element_of_risk, 15),
-           "element_of_risk_exact": _fraction(wager.element_of_risk),
-           "average_total_wager": "", "average_total_wager_exact": ""}
+def summary_row(wager: WagerAnalysis) -> dict[str, Cell]:
+    row: dict[str, Cell] = {
+        "wager": wager.name, "title": wager.title, "total_deals": wager.total,
+        "house_edge": rounded(wager.house_edge, 15),
+        "house_edge_exact": Fraction(wager.house_edge),
+        "hit_frequency": rounded(wager.hit_frequency, 15),
+        "hit_frequency_exact": Fraction(wager.hit_frequency),
+        "std_dev": wager.std_dev,
+        "element_of_risk": rounded(wager.element_of_risk, 15),
+        "element_of_risk_exact": Fraction(wager.element_of_risk),
+        "average_total_wager": None, "average_total_wager_exact": None}
     if wager.decisions:
-        row.update({"average_total_wager": decimal(wager.average_total_wager, 15),
-                    "average_total_wager_exact": _fraction(wager.average_total_wager)})
+        row.update({"average_total_wager": rounded(wager.average_total_wager, 15),
+                    "average_total_wager_exact": Fraction(wager.average_total_wager)})
     return row
 
 
-def strategy_rows(sheet: ParSheet) -> list[dict[str, str]]:
-    return [{"hands": group, "decision": decision, "share": decimal(share, 15),
-             "share_exact": _fraction(share)} for group, decision, share in sheet.strategy_map]
+def strategy_rows(sheet: ParSheet) -> list[dict[str, Cell]]:
+    return [{"hands": group, "decision": decision, "share": rounded(share, 15),
+             "share_exact": Fraction(share)} for group, decision, share in sheet.strategy_map]
 
 
-def _write(path: Path, columns: tuple[str, ...], rows: list[dict[str, str]]) -> None:
-    with path.open("w", newline="", encoding="utf-8") as handle:
-        writer = csv.DictWriter(handle, fieldnames=columns)
-        writer.writeheader()
-        writer.writerows(rows)
+def _write(path: Path, columns: tuple[str, ...], rows: list[dict[str, Cell]]) -> None:
+    write_csv_file(path, [columns, *([row[column] for column in columns] for row in rows)])
 
 
 def write_csv(sheet: ParSheet, folder: Path) -> list[Path]:

@@ -26,14 +26,22 @@ def decimal(value: Fraction | int, places: int = 6) -> str:
     >>> decimal(Fraction(2, 3), 2), decimal(Fraction(-1, 8), 2), decimal(7, 0)
     ('0.67', '-0.12', '7')
     """
+    return f"{rounded(value, places):f}"
+
+
+def rounded(value: Fraction | int, places: int = 6) -> Decimal:
+    """:func:`decimal`'s number, as a :class:`~decimal.Decimal` (a zero is never -0).
+
+    >>> rounded(Fraction(-1, 1000), 2)
+    Decimal('0.00')
+    """
     fraction = Fraction(value)
     with localcontext() as context:
         context.prec = 60
         exact = Decimal(fraction.numerator) / Decimal(fraction.denominator)
         quantum = Decimal(1).scaleb(-places)
-        rounded = exact.quantize(quantum, rounding=ROUND_HALF_EVEN)
-    text = f"{rounded:f}"
-    return "0" + text[2:] if text.startswith("-0") and rounded.is_zero() else text
+        near = exact.quantize(quantum, rounding=ROUND_HALF_EVEN)
+    return near.copy_abs() if near.is_zero() else near
 
 
 def percent(value: Fraction | int, places: int = 4) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import getpass
 import json
+import re
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -23,6 +24,10 @@ watchers close at once, and money requests commit or roll back as a whole)."""
 Database = Annotated[str | None, typer.Option(
     "--database", help="Database URL (sqlite:///PATH or postgresql://...); default "
                        "FELTLAB_DATABASE_URL or SQLite in the user's data folder.")]
+
+PublishedHead = Annotated[str | None, typer.Option(
+    "--head", help="An audit head's hash kept outside the database (the server's log, the "
+                   "console): it must still be one of the log's lines.")]
 
 
 def _fail(message: str) -> typer.Exit:
@@ -195,14 +200,21 @@ def register(app: typer.Typer) -> None:
     app.add_typer(audit_app, name="audit")
 
     @audit_app.command("verify")
-    def audit_verify_command(database: Database = None) -> None:
-        """Check the audit log's hash chain; exit 1 and name the first bad line if broken."""
+    def audit_verify_command(database: Database = None, head: PublishedHead = None) -> None:
+        """Check the audit log's hash chain and its head (cut short, rewritten, stale);
+        exit 1 and say what is wrong if it is broken."""
         from feltlab.server.services.audit import verify_database
 
-        report = verify_database(_engine(_database(database)))
-        if report.intact:
-            typer.echo(f"audit log intact: {report.lines} lines")
+        published = None if head is None else head.strip().lower()
+        if published is not None and not re.fullmatch(r"[0-9a-f]{64}", published):
+            raise _fail("--head must be a head's hash: 64 hex digits")
+        report = verify_database(_engine(_database(database)), published)
+        if report.intact and report.head is not None:
+            found = ("" if report.published_at is None
+                     else f"; the published head is line {report.published_at}")
+            typer.echo(f"audit log intact: {report.lines} lines, head {report.head.hash}"
+                       f"{found}")
             return
-        typer.echo(f"audit log BROKEN at line id {report.broken_at}: {report.reason}",
-                   err=True)
+        where = "" if report.broken_at is None else f" at line id {report.broken_at}"
+        typer.echo(f"audit log BROKEN{where}: {report.reason}", err=True)
         raise typer.Exit(1)

@@ -13,6 +13,7 @@ import ipaddress
 import re
 import secrets
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Final
 
 from argon2 import PasswordHasher
@@ -69,6 +70,8 @@ class Caller:
     embedded: bool = False
     """An operator's session (:mod:`feltlab.server.services.operator_sessions`): it may
     use only the routes a game needs."""
+    expires_at: datetime | None = None
+    """When the token expires unless it is used again."""
 
     @property
     def is_admin(self) -> bool:

@@ -4,7 +4,8 @@
 Domain errors (:mod:`feltlab.server.errors`) get the status of their class; invalid
 requests 422 with the first problem named; the database's refusals 409 (a constraint) or
 503 (busy); a method a path does not take 405 with ``Allow``; anything unexpected 500,
-logged. :mod:`feltlab.server.api.contract` declares all of it in ``/openapi.json``.
+logged, with ``Connection: close``. :mod:`feltlab.server.api.contract` declares all of
+it in ``/openapi.json``.
 """
 
 from __future__ import annotations
@@ -116,7 +117,9 @@ def add_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(Exception)
     async def unexpected(request: Request, error: Exception) -> JSONResponse:
         log.exception("unexpected failure on %s %s", request.method, request.url.path[:100])
-        return JSONResponse({"detail": UNEXPECTED}, 500)
+        # the failure is raised on to uvicorn after this answer, and uvicorn then drops
+        # the connection: the client must not send its next request on it
+        return JSONResponse({"detail": UNEXPECTED}, 500, headers={"Connection": "close"})
 
     @app.exception_handler(OperationalError)
     @app.exception_handler(PoolTimeout)

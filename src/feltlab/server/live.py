@@ -18,6 +18,8 @@ import time
 from collections import defaultdict
 from collections.abc import Callable
 
+from feltlab.server.revocations import Guards
+
 Order = tuple[int, int]
 """A state's place among its table's changes (:attr:`feltlab.server.views.TableState.order`)."""
 
@@ -37,6 +39,8 @@ class Hub:
         self.followed: Callable[[int, bool], None] | None = None
         """Told when a table gets its first watcher here (True) and loses its last
         (False): on PostgreSQL the worker hears only the tables its watchers follow."""
+        self.guards = Guards()
+        """The watchers' tokens, which a revocation makes them read again."""
 
     def stamp(self, table_id: int) -> int:
         """How many announcements the table has had in this process."""

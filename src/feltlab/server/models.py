@@ -315,6 +315,18 @@ class AuditRecord(Base):
     hash: Mapped[str] = mapped_column(String(64), unique=True)
 
 
+class AuditHead(Base):
+    """The audit log's head, one row (migration 0015): its line count and last hash,
+    changed in the transaction of each line, so that a log cut short no longer verifies."""
+
+    __tablename__ = "audit_head"
+    __table_args__ = (CheckConstraint("id = 1", name="audit_head_one_row"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    lines: Mapped[int] = mapped_column(Integer)
+    hash: Mapped[str] = mapped_column(String(64))
+
+
 class SeatFigure(Base):
     """The pit's figures of one settled seat (migration 0005), written when the round
     settles (:func:`feltlab.analysis.figures.seat_figures`): the reports are sums of these

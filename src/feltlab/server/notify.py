@@ -33,6 +33,7 @@ from pathlib import Path
 from sqlalchemy import Engine
 
 from feltlab.server.live import Hub
+from feltlab.server.revocations import Revoked
 from feltlab.server.services import changes
 from feltlab.server.services.changes import NOTIFY_BYTES, Following, with_state
 from feltlab.server.services.statements import notifies
@@ -98,14 +99,22 @@ class Peers:
 
     def send(self, table_id: int, wire: Callable[[], str] | None = None) -> None:
         """Tell every other worker, with the table's new state as ``wire()`` encodes it
-        (only when there is another worker to tell); a socket whose worker died is
-        removed."""
+        (only when there is another worker to tell)."""
+        self._send(lambda: with_state(str(table_id), None if wire is None else wire(),
+                                      DATAGRAM_BYTES))
+
+    def send_revoked(self, revoked: Revoked) -> None:
+        """Tell every other worker of a revocation."""
+        self._send(revoked.wire)
+
+    def _send(self, payload_of: Callable[[], str]) -> None:
+        """Send ``payload_of()`` to every other worker (made only if there is one); a
+        socket whose worker died is removed."""
         with self._send_lock:
             others = self._others()
         if not others:
             return
-        payload = with_state(str(table_id), None if wire is None else wire(),
-                             DATAGRAM_BYTES).encode()
+        payload = payload_of().encode()
         with self._send_lock:
             for peer in others:
                 try:
@@ -126,7 +135,12 @@ class Peers:
                 continue
             except OSError:
                 return
-            table, _, wire = payload.decode(errors="replace").partition(":")
+            text = payload.decode(errors="replace")
+            revoked = Revoked.from_wire(text)
+            if revoked is not None:
+                self.hub.guards.revoke(revoked)
+                continue
+            table, _, wire = text.partition(":")
             if table.isdigit():
                 told(self.hub, self.shown, int(table), wire or None)
 
@@ -204,6 +218,21 @@ class Announcer:
             log.warning("NOTIFY failed; other workers' watchers will see the change on "
                         "their next read")
 
+    def revoke(self, revoked: Revoked) -> None:
+        """Flag the live sockets ``revoked`` names: this worker's at once, then every
+        other worker's (on PostgreSQL through the revocation channel they all hear)."""
+        self.hub.guards.revoke(revoked)
+        if not self.postgresql:
+            if self.peers is not None:
+                self.peers.send_revoked(revoked)
+            return
+        prefix, _, body = revoked.wire().partition(":")
+        try:
+            changes.notify_revoked(self.engine, f"{prefix}:{self.origin}:{body}")
+        except Exception:  # each socket still reads its token again when it expires
+            log.warning("NOTIFY of a revocation failed; other workers' live sockets of "
+                        "it close when the token expires")
+
     def _heard(self, payloads: list[str]) -> None:
         """NOTIFYs from the workers, as they came together: ``TABLE:ORIGIN``, perhaps with
         ``:STATE``; this worker's own were told already. A change's transaction may send
@@ -211,6 +240,10 @@ class Announcer:
         for both."""
         heard = [(table, origin, wire) for table, origin, wire in
                  (_parts(payload) for payload in payloads) if origin != self.origin]
+        for table, _, wire in heard:
+            revoked = Revoked.from_wire(f"{table}:{wire}")
+            if revoked is not None:
+                self.hub.guards.revoke(revoked)
         with_states = {(table, origin) for table, origin, wire in heard if wire}
         for table, origin, wire in heard:
             if table.isdigit() and (wire or (table, origin) not in with_states):
@@ -267,7 +300,7 @@ class Announcer:
         while not self._stop.is_set():
             try:
                 changes.listen(self.engine, self._stop, self._heard, self.following,
-                               self._started)
+                               self._started, self.hub.guards.revoke_all)
             except Exception:
                 log.warning("LISTEN connection lost; reconnecting")
                 self._stop.wait(1.0)

@@ -50,5 +50,6 @@ def close_table(table_id: RowId, caller: AdminDep, found: ServicesDep) -> dict[s
 @router.get("/audit", response_model=AuditLog)
 def read_audit(caller: AdminDep, found: ServicesDep,
                limit: Annotated[int, Query(ge=1, le=1000)] = 100) -> dict[str, Any]:
-    """The latest audit lines, and whether the whole chain is intact."""
+    """The latest audit lines, whether the whole chain and its head are intact (``reason``
+    says why not), and the head (line count and last hash) to write down or publish."""
     return audit.read_audit(found, limit)

@@ -1,12 +1,17 @@
 """Live updates over WebSocket: ``/api/v1/tables/{id}/live`` sends the table and its
 current round as the caller may see it (exactly what ``GET /api/v1/tables/{id}``
-answers) whenever it changes."""
+answers) whenever it changes, while its token is good: a logout, an operator session's
+end, an admin's lock of the account or the token's expiry closes it within a second
+(4401, or 4403 for a lock; :mod:`feltlab.server.revocations`)."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from collections.abc import Awaitable
+from dataclasses import dataclass
+from functools import partial
 
 import anyio
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
@@ -17,9 +22,9 @@ from feltlab.server.auth import COOKIE_NAME, Caller
 from feltlab.server.errors import DomainError, Forbidden, Unauthorized, not_found
 from feltlab.server.handlers import status_of
 from feltlab.server.middleware import StrictJSONRoute
-from feltlab.server.services.accounts import authenticated
+from feltlab.server.revocations import SocketGuard
+from feltlab.server.services.accounts import watching
 from feltlab.server.services.context import Services
-from feltlab.server.services.operator_sessions import is_session_token
 from feltlab.server.services.round_reads import live_state
 from feltlab.server.views import TableState, watcher_text
 
@@ -95,17 +100,21 @@ async def live(websocket: WebSocket, table_id: RowId) -> None:
     server shuts down: uvicorn closes every watcher with 1012, which ends this at once)."""
     found: Services = websocket.app.state.services
     queue = found.hub.watch(table_id)  # before the first view, so no change falls between
+    guard: SocketGuard | None = None
     try:
         token = _token(websocket)
-        caller = await run_in_threadpool(authenticated, found, token)
-        # an operator's session is looked at again while the watcher waits: ended, it
-        # closes the socket
-        session = token if is_session_token(token) else None
+        checked_at = time.monotonic()
+        caller = await run_in_threadpool(watching, found, token)
+        # from here on a revocation of the token or account, or its expiry, makes the
+        # socket read the token again before it sends anything
+        guard = SocketGuard(caller.token_id, caller.user_id, partial(_wake, queue))
+        guard.expires(caller.expires_at)
+        found.hub.guards.add(guard, checked_at)
         await found.hearing(table_id)  # other workers' changes too, from here on
         first = await _table_state(found, table_id)
         _view(first, table_id, caller)  # refuses a stranger before the socket is accepted
     except DomainError as error:
-        found.hub.unwatch(table_id, queue)
+        _unwatch(found, table_id, queue, guard)
         await websocket.close(code=4000 + status_of(error), reason=error.detail[:120])
         return
     await websocket.accept()
@@ -119,14 +128,47 @@ async def live(websocket: WebSocket, table_id: RowId) -> None:
                 tasks.cancel_scope.cancel()
 
             tasks.start_soon(then_stop, _send_views(websocket, found, table_id, caller, queue,
-                                                    first, session))
+                                                    first, _Vouch(found, token, guard)))
             tasks.start_soon(then_stop, _until_gone(websocket))
     finally:
-        found.hub.unwatch(table_id, queue)
+        _unwatch(found, table_id, queue, guard)
+
+
+def _unwatch(found: Services, table_id: int, queue: asyncio.Queue[int],
+             guard: SocketGuard | None) -> None:
+    found.hub.unwatch(table_id, queue)
+    if guard is not None:
+        found.hub.guards.remove(guard)
+
+
+@dataclass(frozen=True)
+class _Vouch:
+    """A socket's token, read again whenever its guard is flagged (revoked, or expired
+    by the clock) before anything more is sent."""
+
+    found: Services
+    token: str
+    guard: SocketGuard
+
+    async def __call__(self) -> None:
+        """Read the token again if flagged: refused (a :class:`DomainError`), the socket
+        closes; good, its expiry is set again."""
+        if not self.guard.flagged:
+            return
+        self.guard.flagged = False  # before the read: a revocation during it flags again
+        caller = await run_in_threadpool(watching, self.found, self.token)
+        self.guard.expires(caller.expires_at)
 
 
 _LOOK = -1
 """Put in a watcher's queue by its :class:`_Quiet` timer: nothing was announced."""
+_RECHECK = -2
+"""Put in a watcher's queue when its guard is flagged (:func:`_wake`)."""
+
+
+def _wake(queue: asyncio.Queue[int]) -> None:
+    if not queue.full():  # a full queue is being read: its next turn vouches
+        queue.put_nowait(_RECHECK)
 
 
 class _Quiet:
@@ -162,33 +204,31 @@ class _Quiet:
 
 
 async def _send_views(websocket: WebSocket, found: Services, table_id: int, caller: Caller,
-                      queue: asyncio.Queue[int], first: TableState, session: str | None
-                      ) -> None:
+                      queue: asyncio.Queue[int], first: TableState, vouch: _Vouch) -> None:
     """Send the first view, then each changed one. Announcements that come together make
     one new view, but never skip the end of the round the watcher was last shown: its
-    settlement is sent before the next round's view. An operator's ``session`` is checked
-    again whenever the watcher has waited a while: ended or idle, the socket closes."""
+    settlement is sent before the next round's view. Before each view the token is
+    ``vouch``-ed for: revoked, expired or its account locked, the socket closes."""
     quiet = _Quiet(queue)
     shown, last = first, _view(first, table_id, caller)
     try:
+        await vouch()
         await websocket.send_text(last)
         while True:
             if queue.empty():
                 quiet.waiting()
                 try:
-                    item = await queue.get()
+                    items = [await queue.get()]
                 finally:
                     quiet.since = None
             else:
-                item = queue.get_nowait()
-            looked = item == _LOOK
+                items = [queue.get_nowait()]
             while not queue.empty():  # several announcements: one new view
-                if queue.get_nowait() != _LOOK:
-                    looked = False
-            if looked:  # nothing announced: look whether another host moved it
-                if session is not None:
-                    await run_in_threadpool(authenticated, found, session, False)
-                await _recheck(found, table_id)
+                items.append(queue.get_nowait())
+            await vouch()
+            if all(item < 0 for item in items):  # no announcement
+                if _LOOK in items:  # a quiet while: look whether another host moved it
+                    await _recheck(found, table_id)
                 continue
             state = await _table_state(found, table_id)
             for view in (_ended_unseen(found, table_id, shown, state), state):
@@ -196,12 +236,13 @@ async def _send_views(websocket: WebSocket, found: Services, table_id: int, call
                     continue
                 text = _view(view, table_id, caller)
                 if text != last:
+                    await vouch()
                     await websocket.send_text(text)
                     last = text
             shown = state
     except (WebSocketDisconnect, RuntimeError):
         pass
-    except DomainError as error:  # the session ended: tell the page why
+    except DomainError as error:  # the token was revoked or expired: tell the page why
         with contextlib.suppress(WebSocketDisconnect, RuntimeError):
             await websocket.close(code=4000 + status_of(error), reason=error.detail[:120])
     finally:

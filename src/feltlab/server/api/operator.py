@@ -164,7 +164,7 @@ def launch_session(caller: SignedBody, body: LaunchRequest, found: ServicesDep,
 def end_session(session: Annotated[str, PathParam(max_length=100)], caller: SignedBody,
                 body: SessionEndRequest, found: ServicesDep) -> Response:
     """End one of the operator's sessions (signed over the raw body): its token is
-    refused from now on and its live updates close (within 5 seconds). Ending it again
+    refused from now on and its live updates close (within a second). Ending it again
     changes nothing."""
     if body.operator != caller.operator_id:
         raise Unauthorized("no secret matches the signature", challenge=HEADER)

@@ -86,10 +86,17 @@ class AuditLine(Answer):
     hash: str
 
 
+class AuditHead(Answer):
+    lines: int
+    hash: str
+
+
 class AuditLog(Answer):
     intact: bool
     lines: int
     broken_at: int | None
+    reason: str
+    head: AuditHead | None
     latest: list[AuditLine]
 
 

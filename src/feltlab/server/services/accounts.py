@@ -21,8 +21,9 @@ from feltlab.server.auth import (
     token_digest,
 )
 from feltlab.server.clock import aware, now
-from feltlab.server.errors import Conflict, Unauthorized
+from feltlab.server.errors import Conflict, Forbidden, Unauthorized
 from feltlab.server.models import AuthToken, User, table_of
+from feltlab.server.revocations import Revoked
 from feltlab.server.services import audit, ledger
 from feltlab.server.services.context import Services
 from feltlab.server.services.database import session_factory, transaction
@@ -72,11 +73,12 @@ def create_admin(engine: Engine, hasher: PasswordHasher, username: str, password
 
 
 def sign_out(found: Services, caller: Caller) -> None:
-    """Revoke the caller's token: it is refused from now on."""
+    """Revoke the caller's token: it is refused from now on, and its live sockets close."""
     with found.transaction() as session:
         session.execute(update(AuthToken).where(AuthToken.id == caller.token_id)
                         .values(revoked=True))
         audit.record(session, caller.username, "logout")
+    found.revoke(Revoked("token", caller.token_id))
 
 
 # --- who is calling --------------------------------------------------------------------------
@@ -88,6 +90,7 @@ _TOKEN_OWNER = (select(_TOKENS.c.id, _TOKENS.c.revoked, _TOKENS.c.last_used_at, 
                 .where(_TOKENS.c.token_hash == bindparam("digest")))
 """Built once, in Core: every request reads its token this way; building a statement, or
 running it through the ORM, costs more CPU than the query itself."""
+UNKNOWN_TOKEN = "sign in first: the token is missing or unknown"
 _TOKEN_USED = Prepared(update(_TOKENS).where(_TOKENS.c.id == bindparam("token_id"))
                        .values(last_used_at=bindparam("moment")))
 
@@ -99,10 +102,11 @@ def caller_of(token_id: int, revoked: bool, last_used_at: datetime, user_id: int
     moment = now()
     if revoked:
         raise Unauthorized("this token was revoked at logout; sign in again")
-    idle = moment - aware(last_used_at)
-    if idle > timedelta(minutes=settings.idle_minutes):
+    idle, allowed = moment - aware(last_used_at), timedelta(minutes=settings.idle_minutes)
+    if idle > allowed:
         raise Unauthorized("this token expired after idle time; sign in again")
-    return Caller(user_id, username, role, token_id, idle > timedelta(seconds=30))
+    return Caller(user_id, username, role, token_id, idle > timedelta(seconds=30),
+                  expires_at=aware(last_used_at) + allowed)
 
 
 def check_token(connection: Connection, token: str, settings: AuthSettings) -> Caller:
@@ -110,7 +114,7 @@ def check_token(connection: Connection, token: str, settings: AuthSettings) -> C
     Only reads: when ``stale``, the caller's :func:`touch` records the use."""
     row = connection.execute(_TOKEN_OWNER, {"digest": token_digest(token)}).one_or_none()
     if row is None:
-        raise Unauthorized("sign in first: the token is missing or unknown")
+        raise Unauthorized(UNKNOWN_TOKEN)
     return caller_of(*row, settings)
 
 
@@ -121,6 +125,24 @@ def authenticated(found: Services, token: str, record_use: bool = True) -> Calle
         caller = check_token(connection, token, found.auth)
     if record_use:
         note_use(found, caller)
+    return caller
+
+
+_WATCHER = _TOKEN_OWNER.add_columns(_USERS.c.locked)
+
+
+def watching(found: Services, token: str) -> Caller:
+    """The caller of a live socket's token, read without counting as a use (watching a
+    table does not keep a token alive): refused as any request is, and also when an admin
+    has locked the account (a locked account watches nothing)."""
+    with found.read_connection() as connection:
+        row = connection.execute(_WATCHER, {"digest": token_digest(token)}).one_or_none()
+    if row is None:
+        raise Unauthorized(UNKNOWN_TOKEN)
+    token_id, revoked, last_used_at, user_id, username, role, locked = row
+    caller = caller_of(token_id, revoked, last_used_at, user_id, username, role, found.auth)
+    if locked:
+        raise Forbidden("this account is locked: ask the operator")
     return caller
 
 

@@ -12,6 +12,7 @@ from sqlalchemy.orm import Session
 from feltlab.server.auth import Caller
 from feltlab.server.errors import NotFound, Refused
 from feltlab.server.models import User
+from feltlab.server.revocations import Revoked
 from feltlab.server.services import audit, wallets
 from feltlab.server.services.accounts import change_limits, me
 from feltlab.server.services.context import Services
@@ -62,7 +63,7 @@ def player(found: Services, user_id: int, span: Span) -> dict[str, Any]:
 
 def set_locked(found: Services, admin: Caller, user_id: int, locked: bool, reason: str
                ) -> dict[str, Any]:
-    """Lock (no bets) or unlock an account."""
+    """Lock (no bets, and its live sockets close) or unlock an account."""
     reason = _reason(reason)
     with found.transaction() as session:
         user = _user(session, user_id, lock=True)
@@ -72,7 +73,10 @@ def set_locked(found: Services, admin: Caller, user_id: int, locked: bool, reaso
         audit.record(session, admin.username, "account_locked" if locked else
                      "account_unlocked", username=user.username, reason=reason)
         session.flush()
-        return _view(session, user)
+        view = _view(session, user)
+    if locked:
+        found.revoke(Revoked("user", user_id))
+    return view
 
 
 def set_limits(found: Services, admin: Caller, user_id: int, daily_loss_limit: int | None,

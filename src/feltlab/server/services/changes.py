@@ -34,6 +34,9 @@ if TYPE_CHECKING:
     import psycopg
 
 CHANNEL_PREFIX = "feltlab_table_"
+REVOKED_CHANNEL = "feltlab_revoked"
+"""The channel of revocations (:mod:`feltlab.server.revocations`), which every worker
+hears."""
 NOTIFY_BYTES = 7_900
 """The largest NOTIFY payload sent (PostgreSQL refuses one of 8000 bytes or more)."""
 
@@ -81,6 +84,13 @@ def notify(engine: Engine, table_id: int, payload: str) -> None:
     """``NOTIFY`` the workers following table ``table_id`` (PostgreSQL)."""
     with engine.connect() as connection:
         connection.execute(_NOTIFY, {"channel": channel(table_id), "payload": payload})
+        connection.commit()
+
+
+def notify_revoked(engine: Engine, payload: str) -> None:
+    """``NOTIFY`` every worker of a revocation (PostgreSQL)."""
+    with engine.connect() as connection:
+        connection.execute(_NOTIFY, {"channel": REVOKED_CHANNEL, "payload": payload})
         connection.commit()
 
 
@@ -151,14 +161,15 @@ class Following:
 
 
 def listen(engine: Engine, stop: threading.Event, heard: Callable[[list[str]], None],
-           following: Following, started: Callable[[list[int], list[int]], None]
-           ) -> None:
-    """Pass the NOTIFY payloads of the tables ``following`` names to ``heard``, those
-    that came together at once, until ``stop`` is set (PostgreSQL; a dedicated autocommit
-    connection, which raises if it is lost). ``started(listened, stopped)`` is told of
-    each change of what is heard, before the watchers waiting for it go on: what happened
-    at a table while it was not heard is unknown to this worker. Read at libpq's level
-    (psycopg's ``notifies()`` spends 100 us on each)."""
+           following: Following, started: Callable[[list[int], list[int]], None],
+           revocations_heard: Callable[[], None] | None = None) -> None:
+    """Pass the NOTIFY payloads of the tables ``following`` names, and of every
+    revocation, to ``heard``, those that came together at once, until ``stop`` is set
+    (PostgreSQL; a dedicated autocommit connection, which raises if it is lost).
+    ``started(listened, stopped)`` is told of each change of what is heard, before the
+    watchers waiting for it go on: what happened at a table while it was not heard is
+    unknown to this worker; ``revocations_heard()`` likewise once revocations are heard
+    (again). Read at libpq's level (psycopg's ``notifies()`` spends 100 us on each)."""
     import psycopg
 
     url = engine.url.set(drivername="postgresql").render_as_string(hide_password=False)
@@ -169,6 +180,9 @@ def listen(engine: Engine, stop: threading.Event, heard: Callable[[list[str]], N
             poller.register(driver.socket, select.POLLIN)
             poller.register(following.wake_socket(), select.POLLIN)
             _follow(connection, following, heard, started)
+            connection.execute(f"LISTEN {REVOKED_CHANNEL}")
+            if revocations_heard is not None:
+                revocations_heard()
             while not stop.is_set():
                 ready = poller.poll(1000)
                 if not ready:

@@ -22,6 +22,7 @@ from feltlab.server.auth import AuthSettings, password_hasher
 from feltlab.server.live import Hub
 from feltlab.server.metrics import Metrics, metrics_folder
 from feltlab.server.notify import Announcer
+from feltlab.server.revocations import Revoked
 from feltlab.server.services.database import (
     make_engine,
     session_factory,
@@ -139,6 +140,14 @@ class Services:
         else:
             self.announcer.publish(table_id, fresh.seen, install, notified, fresh.state,
                                    partial(wire_text, fresh.state))
+
+    def revoke(self, revoked: Revoked) -> None:
+        """Close the live sockets ``revoked`` names, in every worker, once they have read
+        their token again (call it after the revocation's transaction commits)."""
+        if self.announcer is None:
+            self.hub.guards.revoke(revoked)
+        else:
+            self.announcer.revoke(revoked)
 
     def shows(self, table_id: int) -> bool:
         """Whether a change's own state of the table would be shown to anyone: a watcher

@@ -11,8 +11,6 @@ still pending, and bets the wallet refused, count nowhere.
 
 from __future__ import annotations
 
-import csv
-import io
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
@@ -20,6 +18,7 @@ from typing import Any, Final
 
 from sqlalchemy import Connection, Engine, select
 
+from feltlab.core.csvsafe import csv_text
 from feltlab.server.clock import aware
 from feltlab.server.errors import Refused
 from feltlab.server.models import table_of
@@ -37,9 +36,6 @@ REPORT_COLUMNS: Final = ("day", "currency", "bets", "wins", "rollbacks",
 """The report's columns: ``bets`` (acknowledged bets), ``wins`` (acknowledged wins),
 ``rollbacks`` (how many bets were rolled back) and ``rolled_back_amount`` (their sum),
 ``ggr`` = bets − wins."""
-FORMULA_STARTS: Final = ("=", "+", "-", "@", "\t", "\r")
-"""What a spreadsheet may read as the start of a formula in a text cell."""
-
 
 def utc(moment: datetime) -> datetime:
     """``moment`` in UTC; a time without a zone is taken to be UTC already."""
@@ -164,25 +160,9 @@ def report_totals(days: Iterable[DayFigures]) -> dict[str, dict[str, int]]:
     return dict(sorted(totals.items()))
 
 
-def spreadsheet_safe(cell: str) -> str:
-    """A text cell as a spreadsheet will not run it: one that starts as a formula may
-    (``=``, ``+``, ``-``, ``@``, a tab or a carriage return) gets a single quote before it.
-
-    >>> spreadsheet_safe("=HYPERLINK(1)"), spreadsheet_safe("EUR")
-    ("'=HYPERLINK(1)", 'EUR')
-    """
-    return "'" + cell if cell.startswith(FORMULA_STARTS) else cell
-
-
 def report_csv(days: Sequence[DayFigures]) -> str:
-    """The report as CSV: a header row, then one line a day and currency. Text cells are
-    made :func:`spreadsheet_safe`; the figures are whole numbers, written as numbers (a
+    """The report as CSV (:func:`~feltlab.core.csvsafe.csv_text`): a header row, then one
+    line a day and currency; the figures are whole numbers, written as numbers (a
     negative GGR stays a number)."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(REPORT_COLUMNS)
-    for figures in days:
-        row = figures.as_json()
-        writer.writerow([spreadsheet_safe(value) if isinstance(value, str) else value
-                         for value in (row[column] for column in REPORT_COLUMNS)])
-    return out.getvalue()
+    return csv_text([REPORT_COLUMNS, *([figures.as_json()[column] for column in REPORT_COLUMNS]
+                                       for figures in days)])

@@ -20,12 +20,11 @@ The rows are summed from the seats themselves: the kept sums of days that are ov
 
 from __future__ import annotations
 
-import csv
-import io
 from typing import Any, Final
 
 from sqlalchemy import func, select
 
+from feltlab.core.csvsafe import csv_text
 from feltlab.server.models import GameTable, SeatFigure, table_of
 from feltlab.server.operator_models import OperatorSession
 from feltlab.server.services.context import Services
@@ -98,13 +97,8 @@ def read_operator_report(found: Services, span: Span, operator: str | None = Non
 
 
 def to_csv(answer: dict[str, Any]) -> str:
-    """The report as CSV: a header row, then one line a row (no totals: currencies do not
-    add up). Operator ids and currency codes cannot start a formula."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow([*KEY_COLUMNS, *FIGURE_COLUMNS, *MINOR_COLUMNS])
-    for row in answer["rows"]:
-        writer.writerow([*(row[key] for key in KEY_COLUMNS), *figure_cells(row),
-                         *(repr(row[name]) if isinstance(row[name], float) else row[name]
-                           for name in MINOR_COLUMNS)])
-    return out.getvalue()
+    """The report as CSV (:func:`~feltlab.core.csvsafe.csv_text`): a header row, then one
+    line a row (no totals: currencies do not add up)."""
+    return csv_text([[*KEY_COLUMNS, *FIGURE_COLUMNS, *MINOR_COLUMNS],
+                     *([*(row[key] for key in KEY_COLUMNS), *figure_cells(row),
+                        *(row[name] for name in MINOR_COLUMNS)] for row in answer["rows"])])

@@ -31,6 +31,7 @@ from feltlab.server.errors import Forbidden, NotFound, Unauthorized
 from feltlab.server.fairness import new_server_seed
 from feltlab.server.models import AuthToken, GameTable, User, table_of
 from feltlab.server.operator_models import Operator, OperatorPlayer, OperatorSession
+from feltlab.server.revocations import Revoked
 from feltlab.server.services import audit, ledger
 from feltlab.server.services.accounts import me
 from feltlab.server.services.context import Services
@@ -230,21 +231,25 @@ def trade_launch_code(found: Services, code: str) -> SessionView:
 
 
 def end_session(found: Services, operator_id: str, session: str) -> SessionView:
-    """End an operator's session: its token is refused from now on (its live sockets
-    close when they next check it). Ending one already ended changes nothing."""
+    """End an operator's session: its token is refused from now on and its live sockets
+    close. Ending one already ended changes nothing."""
     with found.transaction() as db:
         row = db.scalars(select(OperatorSession).where(
             OperatorSession.session == session[:100],
             OperatorSession.operator_id == operator_id).with_for_update()).one_or_none()
         if row is None:
             raise NotFound("no session of this operator has that id")
-        if row.ended_at is None:
+        ending = row.ended_at is None
+        if ending:
             row.ended_at, row.launch_code_hash = now(), None
             db.execute(update(_TOKENS).where(_TOKENS.c.id == row.token_id)
                        .values(revoked=True))
             audit.record(db, f"operator:{operator_id}", "operator_session_ended",
                          player=row.player)
-        return _view(row)
+        view, token_id = _view(row), row.token_id
+    if ending:
+        found.revoke(Revoked("token", token_id))
+    return view
 
 
 _OF_TOKEN = (select(OperatorSession).join(Operator, Operator.id == OperatorSession.operator_id)

@@ -10,8 +10,6 @@ the sum of the seats' exact variances.
 
 from __future__ import annotations
 
-import csv
-import io
 import math
 from dataclasses import dataclass
 from datetime import date, timedelta
@@ -19,6 +17,7 @@ from typing import Any, Final, Protocol
 
 from sqlalchemy import Connection, Select, func, insert, select, union_all, update
 
+from feltlab.core.csvsafe import Cell, csv_text
 from feltlab.server.clock import now
 from feltlab.server.errors import Refused
 from feltlab.server.models import ReportDays, SeatFigure, SeatFigureDay, User, table_of
@@ -260,29 +259,20 @@ def report(connection: Connection, grouping: str, span: Span) -> dict[str, Any]:
 
 
 def to_csv(answer: dict[str, Any]) -> str:
-    """A report as CSV: a header row, one line a row, and the totals last (its key
-    columns say ``total``). Floats are written exactly (``repr``)."""
+    """A report as CSV (:func:`~feltlab.core.csvsafe.csv_text`): a header row, one line a
+    row, and the totals last (its key columns say ``total``). Floats are written exactly
+    (``repr``)."""
     keys = KEY_COLUMNS[answer["grouping"]]
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow([*keys, *FIGURE_COLUMNS])
-    for row in answer["rows"]:
-        writer.writerow([*(row[key] for key in keys), *figure_cells(row)])
-    writer.writerow(["total", *([""] * (len(keys) - 1)), *figure_cells(answer["totals"])])
-    return out.getvalue()
+    return csv_text([[*keys, *FIGURE_COLUMNS],
+                     *([*(row[key] for key in keys), *figure_cells(row)]
+                       for row in answer["rows"]),
+                     ["total", *([""] * (len(keys) - 1)), *figure_cells(answer["totals"])]])
 
 
-def figure_cells(row: dict[str, Any]) -> list[str]:
+def figure_cells(row: dict[str, Any]) -> list[Cell]:
+    """A row's figures as CSV cells: numbers stay numbers (a negative win is no text)."""
     values = {**row, "band_low": row["band"][0], "band_high": row["band"][1]}
-    return [_cell(values[column]) for column in FIGURE_COLUMNS]
-
-
-def _cell(value: Any) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return repr(value) if isinstance(value, float) else str(value)
+    return [values[column] for column in FIGURE_COLUMNS]
 
 
 def alerts(connection: Connection, span: Span) -> dict[str, list[dict[str, Any]]]:

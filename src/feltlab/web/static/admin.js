@@ -302,9 +302,12 @@ async function playerChange(event, send) {
 
 async function showAudit() {
   const audit = await api("GET", "/admin/audit?limit=20");
+  const where = audit.broken_at === null ? "" : ` at line ${audit.broken_at}`;
   document.getElementById("audit-state").textContent = audit.intact
     ? `Hash chain intact: ${audit.lines} lines.`
-    : `Hash chain BROKEN at line ${audit.broken_at}.`;
+    : `Hash chain BROKEN${where}: ${audit.reason}.`;
+  document.getElementById("audit-head-lines").textContent = audit.head ? String(audit.head.lines) : "no";
+  document.getElementById("audit-head").textContent = audit.head ? audit.head.hash : "(none)";
   const head = el("thead", {}, el("tr", {}, ["Line", "At", "Who", "What", "Detail"]
     .map((title) => el("th", { scope: "col" }, title))));
   document.getElementById("audit-table").replaceChildren(head, el("tbody", {}, audit.latest.map((line) =>

@@ -53,3 +53,18 @@ def test_numba_imported_first_still_caches_in_the_versioned_folder() -> None:
     done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
                           text=True, check=True)
     assert done.stdout.strip() == "True"
+
+
+def test_the_cache_folder_is_chosen_as_numba_is_imported() -> None:
+    """Importing feltlab hashes no source (a command that never loads Numba does not pay
+    for it); Numba imported after feltlab caches in the versioned folder all the same."""
+    import subprocess
+    import sys
+
+    script = ("import os, feltlab; before = os.environ.get('NUMBA_CACHE_DIR'); "
+              "import numba.core.config as c; "
+              "print(before, c.CACHE_DIR == os.environ['NUMBA_CACHE_DIR'] != '')")
+    env = {key: value for key, value in os.environ.items() if key != "NUMBA_CACHE_DIR"}
+    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
+                          text=True, check=True)
+    assert done.stdout.split() == ["None", "True"]

@@ -106,7 +106,7 @@ def test_analyze_with_bets_shows_the_cap(progress_calls: list[tuple[int, int]],
         seen.append(bets)
         return {"ante": Fraction(13, 100), "flush": Fraction(9, 100), "total": Fraction(1, 9)}
 
-    monkeypatch.setattr(commands, "capped_returns", fake_capped)
+    monkeypatch.setattr(feltlab.analysis, "capped_returns", fake_capped)
     result = runner.invoke(app, ["analyze", "high-card-flush-toledo", "--bets",
                                  "ante=10,flush=10"], env={"COLUMNS": "160"})
     assert result.exit_code == 0, result.output

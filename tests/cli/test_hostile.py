@@ -12,6 +12,7 @@ import pytest
 
 import feltlab
 import feltlab.cli
+import feltlab.cli.rulescard
 from conftest import assert_refused, payout, run_cli, settled
 from feltlab.cli import INTERNAL_ERROR, app
 from shipped import rule_set_file, strategy_file
@@ -123,7 +124,7 @@ def test_an_unexpected_failure_is_one_line_and_a_report(
         raise RuntimeError("a bug\nover two lines")
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    monkeypatch.setattr(feltlab.cli, "rules_card", broken)
+    monkeypatch.setattr(feltlab.cli.rulescard, "rules_card", broken)
     outcome = run_cli(["rules", "high-card-flush"])
     assert outcome.exit_code == INTERNAL_ERROR and outcome.stdout == ""
     [line] = outcome.stderr.splitlines()

@@ -5,6 +5,9 @@ offline from the TOML they carry."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -12,7 +15,10 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
+import feltlab.analysis
+from analysis.test_report import fake_sheet
 from feltlab.core import registry
+from feltlab.core.rules import Rules
 from feltlab.server.verify import verify_round
 from server.cli_helpers import run_cli
 from server.conftest import practice_table, sign_up
@@ -130,3 +136,44 @@ def test_a_withdrawn_rule_set_opens_no_new_table(client: TestClient,
                        headers=admin).status_code == 404
     listing = client.get("/api/v1/admin/rulesets", headers=admin).json()
     assert [entry["id"] for entry in listing] == ["hcf-house-special"]
+
+
+@pytest.fixture
+def command_line() -> Iterator[None]:
+    """This process as the command line's own: no server's published rule sets known."""
+    before = registry.published_source()
+    registry.set_published_source(None)
+    yield
+    registry.set_published_source(before)
+
+
+def test_the_command_line_finds_a_published_id_in_the_database_named(
+        client: TestClient, admin: dict[str, str], database_url: str, command_line: None,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """``feltlab rules ID`` and ``analyze ID`` find a rule set published from the designer
+    in the database ``--database`` or FELTLAB_DATABASE_URL names, and only there."""
+    entry = publish(client, admin).json()
+    monkeypatch.delenv("FELTLAB_DATABASE_URL", raising=False)
+    code, _, err = run_cli(["rules", "hcf-house-special"])
+    assert code == 2 and "no rule set 'hcf-house-special'" in err
+    code, out, err = run_cli(["rules", "hcf-house-special", "--database", database_url])
+    assert code == 0, err
+    assert "High Card Flush (house special)" in out and entry["fingerprint"] in out
+    analysed: list[Rules] = []
+
+    def analyze(rules: Rules, progress: object = None) -> object:
+        analysed.append(rules)
+        return fake_sheet()
+
+    monkeypatch.setattr(feltlab.analysis, "analyze", analyze)
+    monkeypatch.setenv("FELTLAB_DATABASE_URL", database_url)
+    for args in (["analyze", "hcf-house-special", "--json"],
+                 ["analyze", "hcf-house-special", "--json", "--database", database_url]):
+        code, out, err = run_cli(args)
+        assert code == 0, err
+    assert [rules.fingerprint for rules in analysed] == [entry["fingerprint"]] * 2
+    env = {**os.environ, "FELTLAB_DATABASE_URL": database_url}
+    done = subprocess.run([sys.executable, "-m", "feltlab", "rules", "hcf-house-special"],
+                          env=env, capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    assert entry["fingerprint"] in done.stdout

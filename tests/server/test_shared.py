@@ -194,6 +194,7 @@ def test_live_updates_cross_workers(database_url: str, monkeypatch: pytest.Monke
             player_side.post(f"/api/v1/tables/{table_id}/rounds",
                              json={"wagers": {"ante": 3}}, headers=player)
             update = live.receive_json()
+            # 8 s: over 10 times what it takes (0.1-0.6 s), under the safety net's 15 s
             assert time.monotonic() - started < 8
             assert update["round"]["phase"] == "decisions" and update["round"]["seat"] is None
             assert card_tokens(update) == set()  # a watcher without a seat sees no card

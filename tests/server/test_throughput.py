@@ -59,6 +59,8 @@ def two_workers(url: str) -> tuple[TestClient, TestClient]:
 
 
 def next_update(live: Any, started: float, seconds: float) -> dict[str, Any]:
+    """The watcher's next update, come within ``seconds`` (a bound far over the
+    milliseconds it takes, under the 30 s of the slowed safety nets)."""
     update: dict[str, Any] = live.receive_json()
     assert time.monotonic() - started < seconds
     return update

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
+from cli.test_bad_flags import run_fresh
 from feltlab.core.rules import builtin_ids
 from feltlab.server.fairness import commitment
 from feltlab.server.verify import VerifyError, verify_round
@@ -91,6 +92,19 @@ def test_verify_command_names_the_edited_field(client: TestClient, tmp_path: Pat
         code, out, err = run_cli(["verify", str(path)])
         assert code == 2 and out == "" and len(err.splitlines()) == 1, err
         assert ("balances" if field == "balance_after" else repr(field)) in err
+
+
+def test_verify_imports_no_numba(client: TestClient, tmp_path: Path) -> None:
+    """Checking a round deals and settles it again in plain Python: ``feltlab verify`` is
+    one of the quick commands (``benchmarks/bench_quick_commands.py`` times it)."""
+    headers = sign_up(client)
+    table = practice_table(client, headers, "nine-card-flush")
+    path = tmp_path / "round.json"
+    path.write_text(json.dumps(play_round(client, headers, table, BETS["nine-card-flush"])))
+    done, imported = run_fresh(["verify", str(path)])
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["verified"] is True
+    assert "numba" not in imported
 
 
 def test_next_commitment_is_shown_before_the_bet(client: TestClient) -> None:

@@ -55,6 +55,27 @@ def test_out_of_range_flags_are_refused_in_one_line(args: list[str], fragment: s
     assert len(outcome.stderr.strip().splitlines()) == 1
 
 
+@pytest.mark.parametrize("threads", [None, "1", "not a number"])
+def test_the_cores_are_counted_as_numba_counts_them_before_it_loads(threads: str | None
+                                                                     ) -> None:
+    """``--workers`` is checked without importing Numba, against the count Numba takes
+    once loaded (``NUMBA_NUM_THREADS`` when it is a whole number, else the cores)."""
+    import subprocess
+    import sys
+
+    script = ("import sys, warnings; warnings.simplefilter('ignore'); "
+              "from feltlab.simulate.limits import most_workers; "
+              "before = most_workers(), 'numba' in sys.modules; import numba; "
+              "print(*before, most_workers(), numba.config.NUMBA_NUM_THREADS)")
+    env = {key: value for key, value in os.environ.items() if key != "NUMBA_NUM_THREADS"}
+    if threads is not None:
+        env["NUMBA_NUM_THREADS"] = threads
+    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
+                          text=True, check=True)
+    counted, loaded, after, numba_count = done.stdout.split()
+    assert loaded == "False" and counted == after == numba_count, done.stdout
+
+
 def test_the_largest_seed_and_bankroll_are_accepted() -> None:
     outcome = run_cli([*HCF, "--hands", "1000", "--seed", str(MAX_SEED), "--json"])
     assert outcome.exit_code == 0, outcome.stderr

@@ -19,19 +19,14 @@ from collections.abc import Sequence
 from typing import Annotated, Any, Final
 
 import typer
-from rich.table import Table
 from typer._click.core import Context  # click, vendored
 from typer._click.exceptions import ClickException, NoArgsIsHelpError, UsageError
 from typer.core import TyperArgument, TyperCommand, TyperGroup, TyperOption
 from typer.exceptions import Abort
 
-from feltlab.cli.rulescard import rules_card
-from feltlab.cli.terminal import fail, one_line, output_console
-from feltlab.core import cache
+from feltlab.cli.terminal import one_line
 from feltlab.core.cards import CARD_FORMAT
 from feltlab.core.paths import user_cache_dir
-from feltlab.core.rules import RulesError, builtin_ids, load_rules
-from feltlab.core.settle import parse_wagers
 
 INTERNAL_ERROR: Final = 70
 """Exit status of an unexpected failure (a bug), apart from refusals (2)."""
@@ -189,7 +184,15 @@ def _joined_paragraphs(paragraphs: list[str], markup_mode: object = None) -> str
 _conventional_help()
 _debug = bool(os.environ.get("FELTLAB_DEBUG"))
 
-console = output_console()
+VERSION: Final = "--version"
+
+
+def _print_version(wanted: bool) -> None:
+    if wanted:
+        from importlib.metadata import version
+
+        typer.echo(f"feltlab {version('feltlab')}")
+        raise typer.Exit()
 
 
 def main_options(
@@ -198,107 +201,22 @@ def main_options(
     no_cache: Annotated[bool, typer.Option(
         "--no-cache", help="Compute strategies and tables from scratch: neither read nor "
                            "write the derived-data cache (same as FELTLAB_NO_CACHE=1).")] = False,
+    _version: Annotated[bool, typer.Option(
+        VERSION, is_eager=True, callback=_print_version,
+        help="Print the installed version of feltlab and exit.")] = False,
 ) -> None:
     global _debug
     _debug = _debug or debug
     if no_cache:
+        from feltlab.core import cache  # NumPy: only a command that computes needs it
+
         cache.switch_off()
 
 
-def rules_command(
-    rules: Annotated[str | None, typer.Argument(help="A rule-set id or TOML file.")] = None,
-    markdown: Annotated[bool, typer.Option(
-        "--markdown", help="Print the rules document (docs/rules.md) as Markdown: every "
-        "built-in rule set, or the one given.")] = False,
-) -> None:
-    """List the rule sets, or print one as a rules card with its pay tables."""
-    if markdown:
-        _print_rules_document(rules)
-        return
-    if rules is None:
-        table = Table(title="Rule sets")
-        table.add_column("id")
-        table.add_column("name")
-        table.add_column("seats", justify="right")
-        table.add_column("fingerprint (sha256)")
-        for rules_id in builtin_ids():
-            loaded = load_rules(rules_id)
-            table.add_row(rules_id, loaded.name, str(loaded.seats), loaded.fingerprint[:16])
-        console.print(table)
-        return
-    try:
-        console.print(rules_card(load_rules(rules)))
-    except RulesError as error:
-        fail(str(error))
-
-
-def _print_rules_document(rules: str | None) -> None:
-    from feltlab.present.rulesdoc import rules_document
-
-    try:
-        chosen = None if rules is None else [load_rules(rules)]
-    except RulesError as error:
-        fail(str(error))
-    sys.stdout.write(rules_document(chosen))
-
-
-def _parse_streets(text: str) -> list[int]:
-    try:
-        return [int(part) for part in text.split(",") if part.strip()]
-    except ValueError:
-        raise ValueError(f"--streets: {text!r} is not a list of whole amounts such as 5,5,10"
-                         ) from None
-
-
-def payout_command(
-    rules: Annotated[str | None, typer.Option(help="Rule-set id or file (single hand).")] = None,
-    wagers: Annotated[str | None, typer.Option(help="Wagers: ante=5,flush=5 or JSON.")] = None,
-    player: Annotated[str | None, typer.Option(help=f"Player's cards: {CARD_FORMAT}.")] = None,
-    dealer: Annotated[str | None, typer.Option(
-        help="Dealer's 7 cards (flush games), same card format.")] = None,
-    raise_: Annotated[int | None, typer.Option("--raise", help="Raise amount; 0 = fold.")] = None,
-    colour: Annotated[str | None, typer.Option(help="red or black (9 Card Flush).")] = None,
-    community: Annotated[str | None, typer.Option(
-        help="The 3 community cards, same card format.")] = None,
-    play: Annotated[bool | None, typer.Option("--play/--fold", help="9 Card Flush.")] = None,
-    streets: Annotated[str | None, typer.Option(help="Street bets made: 5,5,10.")] = None,
-) -> None:
-    """Settle hands: JSON object or array on standard input, or one hand given as options.
-
-    Prints the settlement as JSON: per wager the net result, the total after the
-    aggregate payout cap, the hands as evaluated, and the rule set's fingerprint. An
-    array is read item by item (any length, constant memory). Invalid input exits with
-    status 2, one line on standard error and nothing on standard output.
-    """
-    import json
-
-    from feltlab.core.payout import settle_document, settle_stream
-
-    try:
-        if rules is not None:
-            document: Any = {"rules": rules, "wagers": parse_wagers(wagers or "")}
-            options = {"player": player, "dealer": dealer, "raise": raise_, "colour": colour,
-                       "community": community, "play": play,
-                       "streets": None if streets is None else _parse_streets(streets)}
-            document.update({key: value for key, value in options.items() if value is not None})
-            typer.echo(json.dumps(settle_document(document), indent=2))
-            return
-        given = [name for name, value in (("--wagers", wagers), ("--player", player),
-                                          ("--dealer", dealer), ("--raise", raise_),
-                                          ("--colour", colour), ("--community", community),
-                                          ("--play/--fold", play), ("--streets", streets))
-                 if value is not None]
-        if given:
-            fail(f"{given[0]} needs --rules (or give the whole hand as JSON on standard input)")
-        if sys.stdin.isatty():
-            fail("give the hand as JSON on standard input, or use --rules and the options")
-        settle_stream(sys.stdin, sys.stdout)
-    except (ValueError, RulesError) as error:
-        fail(str(error))
-
-
 COMMAND_MODULES: Final = {
-    "play": "feltlab.cli.play",
+    "rules": "feltlab.cli.rules",
+    "payout": "feltlab.cli.payout",
+    "play": "feltlab.cli.play_command",
     "analyze": "feltlab.cli.analyze",
     "advise": "feltlab.cli.analyze",
     "solve-paytable": "feltlab.cli.analyze",
@@ -320,8 +238,9 @@ COMMAND_MODULES: Final = {
 
 
 def build_app(command: str | None = None) -> typer.Typer:
-    """The command line: every command, or the built-in ones and the module of
-    ``command`` only (running one command need not import and build all the others)."""
+    """The command line: every command (``command`` None: the list of commands shows them
+    all), or the module of ``command`` only (running one command need not import and build
+    all the others; an unknown one, or ``--version``, needs none)."""
     built = typer.Typer(
         cls=OneLineErrors,
         help="feltlab: rules engine, exact math, simulator and tables for flush-family casino "
@@ -331,9 +250,7 @@ def build_app(command: str | None = None) -> typer.Typer:
         pretty_exceptions_enable=False,
     )
     built.callback()(main_options)
-    built.command("rules")(rules_command)
-    built.command("payout")(payout_command)
-    chosen = COMMAND_MODULES.get(command or "")
+    chosen = None if command is None else COMMAND_MODULES.get(command, "")
     for module in dict.fromkeys(COMMAND_MODULES.values()):
         if chosen in (None, module):
             importlib.import_module(module).register(built)
@@ -342,12 +259,17 @@ def build_app(command: str | None = None) -> typer.Typer:
 
 def command_named(argv: Sequence[str]) -> str | None:
     """The command an argument list runs: its first word that is not an option (every
-    option before the command is a flag).
+    option before the command is a flag), or ``--version`` when that is all it asks.
 
     >>> command_named(["--debug", "simulate", "high-card-flush"]), command_named(["--help"])
     ('simulate', None)
+    >>> command_named(["--version"])
+    '--version'
     """
-    return next((arg for arg in argv if not arg.startswith("-")), None)
+    named = next((arg for arg in argv if not arg.startswith("-")), None)
+    if named is None and VERSION in argv and "--help" not in argv:
+        return VERSION
+    return named
 
 
 _full_app: typer.Typer | None = None

@@ -1,5 +1,9 @@
 """The exact-math commands: ``feltlab analyze``, ``feltlab advise`` and
-``feltlab solve-paytable``; :func:`register` adds them to the ``feltlab`` app."""
+``feltlab solve-paytable``; :func:`register` adds them to the ``feltlab`` app.
+
+The analysis, the rule-set models and the report builders are imported by the commands
+that run: ``feltlab --help`` imports this module for the list of commands only.
+"""
 
 from __future__ import annotations
 
@@ -8,35 +12,22 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from fractions import Fraction
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console
-from rich.table import Table
 
-from feltlab.analysis import (
-    advice_inputs,
-    capped_returns,
-    evaluate_strategy,
-    load_strategy_file,
-    with_strategy,
-)
-from feltlab.analysis.paytable import Solution, parse_target, solve
-from feltlab.analysis.report_text import (
-    capped_rows,
-    capped_table,
-    decimal,
-    par_sheet_renderable,
-    pays_text,
-    percent,
-)
+from feltlab.cli.published import Database, find_published
 from feltlab.cli.terminal import fail, output_console
 from feltlab.core.cards import CARD_FORMAT, ensure_distinct, format_cards, parse_cards
-from feltlab.core.model import Advice, ParSheet
 from feltlab.core.paths import check_output_file, check_output_folder
-from feltlab.core.rules import Rules, RulesError, load_rules
-from feltlab.core.settle import check_wagers, parse_wagers
-from feltlab.core.status import step
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.table import Table
+
+    from feltlab.analysis.paytable import Solution
+    from feltlab.core.model import Advice, ParSheet
+    from feltlab.core.rules import Rules
 
 ProgressCallback = Callable[[int, int], None]
 
@@ -45,8 +36,12 @@ def _stdout() -> Console:
     return output_console()
 
 
-def load_or_fail(rules_text: str) -> Rules:
-    """The rule set a command names; a refusal in one line if it cannot be loaded."""
+def load_or_fail(rules_text: str, database: str | None = None) -> Rules:
+    """The rule set a command names (built in, a file, or published in ``database`` or
+    FELTLAB_DATABASE_URL's); a refusal in one line if it cannot be loaded."""
+    from feltlab.core.rules import RulesError, load_rules
+
+    find_published(database)
     try:
         return load_rules(rules_text)
     except RulesError as error:
@@ -58,6 +53,8 @@ def progress_bar(description: str, enabled: bool = True) -> Iterator[ProgressCal
     """A step of :mod:`feltlab.core.status`: shown on standard error (a Rich progress bar on a
     terminal) once it has run for a second, fed by a ``progress(done, total)`` callback.
     ``enabled=False`` keeps it silent."""
+    from feltlab.core.status import step
+
     if not enabled:
         yield lambda done, total: None
         return
@@ -77,6 +74,8 @@ def run_analysis(rules: Rules, show_progress: bool = True) -> ParSheet:
 
 def _capped_json(sheet: ParSheet, bets: Mapping[str, int], capped: Mapping[str, Fraction],
                  cap: int | None) -> dict[str, Any]:
+    from feltlab.analysis.report_text import capped_rows
+
     rows = capped_rows(sheet, bets, capped)
     return {"bets": dict(bets), "max_aggregate_payout": cap,
             "house_edge": {name: float(with_cap) for name, _, with_cap in rows},
@@ -95,9 +94,19 @@ def analyze_command(
     strategy: Annotated[Path | None, typer.Option(
         help="Play the main game by this strategy file (TOML) instead of the optimal one.")
     ] = None,
+    database: Database = None,
 ) -> None:
     """The exact PAR sheet of a rule set: return tables, house edges, rates, strategy."""
-    loaded = load_or_fail(rules)
+    from feltlab.analysis import (
+        capped_returns,
+        evaluate_strategy,
+        load_strategy_file,
+        with_strategy,
+    )
+    from feltlab.analysis.report_text import capped_table, par_sheet_renderable
+    from feltlab.core.settle import check_wagers, parse_wagers
+
+    loaded = load_or_fail(rules, database)
     try:
         if html is not None:
             check_output_file(html, "--html")
@@ -161,6 +170,10 @@ def _write_files(sheet: ParSheet, html: Path | None, csv: Path | None,
 # advise -----------------------------------------------------------------------------------
 
 def advice_table(advice: Advice) -> Table:
+    from rich.table import Table
+
+    from feltlab.analysis.report_text import decimal
+
     table = Table(title=f"{advice.hand}", title_justify="left")
     table.add_column("Option")
     table.add_column("EV per ante", justify="right")
@@ -192,7 +205,7 @@ def advise_command(
     as_json: Annotated[bool, typer.Option("--json", help="Print the advice as JSON.")] = False,
 ) -> None:
     """The exact EV of every option open to one hand, and the best, over all unseen cards."""
-    from feltlab.analysis import advise
+    from feltlab.analysis import advice_inputs, advise
 
     loaded = load_or_fail(rules)
     try:
@@ -237,6 +250,8 @@ def solve_command(
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
 ) -> None:
     """The whole-number pays (or the scale) that put a wager's house edge nearest a target."""
+    from feltlab.analysis.paytable import parse_target, solve
+
     loaded = load_or_fail(rules)
     try:
         goal = parse_target(target)
@@ -266,6 +281,10 @@ def _solution_json(solution: Solution) -> dict[str, Any]:
 
 
 def _print_solution(solution: Solution) -> None:
+    from rich.table import Table
+
+    from feltlab.analysis.report_text import decimal, percent
+
     table = Table(title=f"{solution.rules.id}: {solution.wager}", title_justify="left")
     for header in ("Line", "Was", "Now"):
         table.add_column(header, justify="left" if header == "Line" else "right")
@@ -288,6 +307,8 @@ def _print_solution(solution: Solution) -> None:
 
 
 def _pays(value: int | str) -> str:
+    from feltlab.analysis.report_text import pays_text
+
     return "push" if value == "push" else pays_text(int(value))
 
 

@@ -1,5 +1,5 @@
-"""Terminal play: ``feltlab play RULESET``, a table in the terminal (one seat, or
-``--seats N`` hands a round played by the same person).
+"""Terminal play: ``feltlab play RULESET`` (:mod:`feltlab.cli.play_command`), a table in
+the terminal (one seat, or ``--seats N`` hands a round played by the same person).
 
 Every round is a :class:`feltlab.core.engine.HandState`: the session only turns what the
 player types into engine actions, shows the engine's :class:`~feltlab.core.engine.ActionError`
@@ -29,9 +29,8 @@ import sys
 from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Annotated, Any, TextIO
+from typing import Any, TextIO
 
-import typer
 from rich import box
 from rich.console import Console, JustifyMethod
 from rich.table import Table
@@ -47,7 +46,6 @@ from feltlab.cli.table_text import (
     outcome,
     signed,
 )
-from feltlab.cli.terminal import fail
 from feltlab.core.cards import secure_shuffle
 from feltlab.core.engine import (
     Action,
@@ -62,7 +60,7 @@ from feltlab.core.engine import (
     Settle,
 )
 from feltlab.core.family import Words, family_of, wager_title
-from feltlab.core.rules import Rules, RulesError, load_rules
+from feltlab.core.rules import Rules
 from feltlab.core.text import whole_number
 from feltlab.core.views import Line
 
@@ -422,27 +420,5 @@ def _not_a_choice(answer: str, choices: str) -> str:
     return f"{answer!r} is not a choice: type {choices}" if answer else f"type {choices}"
 
 
-def register(app: typer.Typer) -> None:
-    """Add the ``play`` command to ``app``."""
-
-    @app.command("play")
-    def play_command(
-        ruleset: Annotated[str, typer.Argument(help="A rule-set id or TOML file.")],
-        seed: Annotated[int | None, typer.Option(
-            help="Deal reproducible hands from this seed (one generator per session).")] = None,
-        bankroll: Annotated[int, typer.Option(min=1, help="Starting bankroll.")] = 1000,
-        seats: Annotated[int, typer.Option(
-            min=1, help="Play this many hands a round, at seats 1, 2, ...")] = 1,
-    ) -> None:
-        """Play at a table in the terminal: wagers, decisions and settlement by the engine."""
-        try:
-            rules = load_rules(ruleset)
-        except RulesError as error:
-            fail(str(error))
-        if seats > rules.seats:
-            fail(f"--seats: {rules.id} has seats 1-{rules.seats}")
-        PlaySession(rules, Console(), sys.stdin, deck_source(seed), bankroll, seats).run()
-
-
 __all__ = ["HIGHLIGHT", "PlaySession", "QuitSession", "cards_text", "deck_source", "outcome",
-           "register", "signed"]
+           "signed"]

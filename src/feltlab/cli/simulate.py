@@ -1,4 +1,8 @@
-"""The ``simulate`` and ``session`` commands (``register(app)`` adds them to the CLI)."""
+"""The ``simulate`` and ``session`` commands (``register(app)`` adds them to the CLI).
+
+The simulator, the rule-set models and the status lines are imported by the command that
+runs: ``feltlab --help`` imports this module for the list of commands only.
+"""
 
 from __future__ import annotations
 
@@ -13,14 +17,19 @@ from rich import box
 from rich.table import Table
 
 from feltlab import STARTED
+from feltlab.cli.published import find_published
 from feltlab.cli.terminal import one_line, output_console
 from feltlab.core.family import wager_title
 from feltlab.core.paths import check_output_file
-from feltlab.core.rules import RulesError, load_rules
-from feltlab.core.settle import WagerError, parse_wagers
-from feltlab.core.status import describe, one_time, reset, timings
 from feltlab.simulate import DEFAULT_HANDS_PER_HOUR, TOTAL_UNIT
-from feltlab.simulate.limits import BANKROLL_HANDS, check_range, check_session, check_simulate
+from feltlab.simulate.limits import (
+    BANKROLL_HANDS,
+    check_range,
+    check_session,
+    check_simulate,
+    check_strategy_name,
+    check_table,
+)
 
 if TYPE_CHECKING:  # the simulator loads Numba: import it only when a command runs
     from feltlab.simulate.chunks import SimulationResult
@@ -110,6 +119,8 @@ def counters_text(counters: dict[str, int], rounds: int, seats: int) -> str:
 
 def timings_text(work: str, seconds: float, rate: str) -> str:
     """How long the work took, and the preparation before it, saying what each covers."""
+    from feltlab.core.status import describe, one_time, timings
+
     preparation = [(label, spent) for label, spent in timings() if label != work]
     lines = [f"{work}: {seconds:.2f} s, {rate} (the compiled kernel only)"]
     if preparation:
@@ -127,6 +138,8 @@ def timings_text(work: str, seconds: float, rate: str) -> str:
 
 
 def timings_json(work: str, seconds: float) -> dict[str, Any]:
+    from feltlab.core.status import timings
+
     return {work: seconds,
             "preparation": {label: spent for label, spent in timings() if label != work},
             "since_start": time.perf_counter() - STARTED}
@@ -147,13 +160,21 @@ def simulate_command(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Deal whole rounds at a table and estimate each wager's house edge."""
+    from feltlab.core.rules import RulesError, load_rules
+    from feltlab.core.settle import WagerError, parse_wagers
+    from feltlab.core.status import reset
+
     reset()
     try:
         check_simulate(hands, seed, workers, mistakes, cluster)
-        from feltlab.simulate.runner import prepare, simulate
-
         stakes = None if bets is None else parse_wagers(bets, "--bets")
-        setup = prepare(load_rules(rules), seats=seats, bets=stakes, strategy=strategy,
+        find_published(None)
+        loaded = load_rules(rules)
+        check_table(loaded, seats, stakes)
+        check_strategy_name(strategy)
+        from feltlab.simulate.runner import prepare, simulate  # Numba: once the flags hold
+
+        setup = prepare(loaded, seats=seats, bets=stakes, strategy=strategy,
                         mistakes=mistakes)
         result = simulate(setup, hands, seed, workers, None, cluster)
     except (ValueError, RulesError, WagerError, RuntimeError) as error:
@@ -226,6 +247,10 @@ def session_command(
 ) -> None:
     """Sessions from a bankroll: results, ruin, doubling, drawdowns, the casino's win an
     hour."""
+    from feltlab.core.rules import RulesError, load_rules
+    from feltlab.core.settle import WagerError, parse_wagers
+    from feltlab.core.status import reset
+
     reset()
     try:
         check_session(bankroll, hands, sessions, seed, workers, mistakes)
@@ -234,11 +259,15 @@ def session_command(
             check_output_file(plot, "--plot")
         if html_file is not None:
             check_output_file(html_file, "--html")
-        from feltlab.simulate.runner import prepare
+        stakes = None if bets is None else parse_wagers(bets, "--bets")
+        find_published(None)
+        loaded = load_rules(rules)
+        check_table(loaded, 1, stakes)
+        check_strategy_name(strategy)
+        from feltlab.simulate.runner import prepare  # Numba: once the flags hold
         from feltlab.simulate.session import html_report, run_sessions, save_plot
 
-        stakes = None if bets is None else parse_wagers(bets, "--bets")
-        setup = prepare(load_rules(rules), bets=stakes, strategy=strategy, mistakes=mistakes)
+        setup = prepare(loaded, bets=stakes, strategy=strategy, mistakes=mistakes)
         result = run_sessions(setup, bankroll, hands, sessions, seed, hands_per_hour,
                               workers=workers)
         result = replace(result, bets_are_default=bets is None)

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-import numpy as np
 from rich.text import Text
 
 from feltlab.core.cards import RANKS, SUIT_SYMBOLS, Card, secure_shuffle, seeded_shuffle
@@ -28,6 +27,8 @@ def deck_source(seed: int | None) -> DeckSource:
     """
     if seed is None:
         return secure_shuffle
+    import numpy as np
+
     generator = np.random.default_rng(seed)
     return lambda: seeded_shuffle(generator)
 

@@ -8,16 +8,20 @@ it to 80 columns and wrap table rows onto several lines; feltlab lays it out at
 from __future__ import annotations
 
 import os
-from typing import Final, NoReturn
+from typing import TYPE_CHECKING, Final, NoReturn
 
 import typer
-from rich.console import Console
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 PIPE_WIDTH: Final = 200
 
 
 def output_console(stderr: bool = False) -> Console:
     """A console for a command's output (or, with ``stderr``, its messages)."""
+    from rich.console import Console
+
     console = Console(highlight=False, stderr=stderr)
     if not console.is_terminal and "COLUMNS" not in os.environ:
         return Console(highlight=False, stderr=stderr, width=PIPE_WIDTH)

@@ -22,10 +22,11 @@ import secrets
 import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Final, TypeVar
+from typing import TYPE_CHECKING, Final, TypeVar
 
-import numpy as np
-import numpy.typing as npt
+if TYPE_CHECKING:  # NumPy loads with the first array: the card parser alone needs none
+    import numpy as np
+    import numpy.typing as npt
 
 RANKS: Final = "23456789TJQKA"
 SUITS: Final = "shdc"
@@ -221,6 +222,7 @@ def secure_shuffle() -> tuple[Card, ...]:
 def seeded_shuffle(generator: np.random.Generator) -> tuple[Card, ...]:
     """A deck shuffled for simulation from a seeded generator (reproducible from its seed).
 
+    >>> import numpy as np
     >>> a = seeded_shuffle(np.random.default_rng(7))
     >>> a == seeded_shuffle(np.random.default_rng(7)) and sorted(a) == list(full_deck())
     True
@@ -229,4 +231,6 @@ def seeded_shuffle(generator: np.random.Generator) -> tuple[Card, ...]:
 
 
 def card_indices(cards: Iterable[Card]) -> npt.NDArray[np.uint8]:
+    import numpy as np
+
     return np.fromiter((card.index for card in cards), dtype=np.uint8)

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import threading
 from functools import cache
-from importlib import metadata
 from importlib.resources.abc import Traversable
 from typing import TYPE_CHECKING, Final, Protocol
 
@@ -39,6 +38,8 @@ class RegistryError(RuntimeError):
 @cache
 def _installed() -> dict[str, GameFamily]:
     """The families installed as entry points, loaded once."""
+    from importlib import metadata  # 15 ms to import: only once a family is asked for
+
     found: dict[str, GameFamily] = {}
     for entry in metadata.entry_points(group=ENTRY_POINT_GROUP):
         family: GameFamily = entry.load()
@@ -162,6 +163,11 @@ def set_published_source(source: PublishedSource | None) -> None:
     with _published_lock:
         _published_source = source
         _published_texts.clear()
+
+
+def published_source() -> PublishedSource | None:
+    """The source :func:`set_published_source` installed last, if any."""
+    return _published_source
 
 
 def published_text(rules_id: str) -> str | None:

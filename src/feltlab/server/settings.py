@@ -127,6 +127,14 @@ def default_database_url() -> str:
     return f"sqlite:///{user_data_dir() / 'server.sqlite3'}"
 
 
+def named_database_url(environ: Mapping[str, str] | None = None) -> str | None:
+    """The database ``FELTLAB_DATABASE_URL`` names, or ``None`` when it is unset or empty
+    (the server then uses :func:`default_database_url`; the command line looks for
+    published rule sets only in a database named)."""
+    found = os.environ if environ is None else environ
+    return found.get(DATABASE_URL, "").strip() or None
+
+
 def from_environment(environ: Mapping[str, str] | None = None) -> Settings:
     """The settings from the environment variables (``os.environ`` unless ``environ`` is
     given); unset ones take their defaults. A value the setting cannot take is a
@@ -181,7 +189,8 @@ def from_environment(environ: Mapping[str, str] | None = None) -> Settings:
         argon2_memory_kib=whole(ARGON2_MEMORY_KIB, base.argon2_memory_kib, 1),
         trusted_proxies=proxies(text(FORWARDED_ALLOW_IPS)) or base.trusted_proxies,
         metrics_token=text(METRICS_TOKEN) or None)
-    return Settings(database_url=text(DATABASE_URL) or default_database_url(), auth=auth,
+    return Settings(database_url=named_database_url(found) or default_database_url(),
+                    auth=auth,
                     request_log_every=whole(REQUEST_LOG_EVERY, LOG_EVERY, 1),
                     crash_after_events=whole(CRASH_AFTER_EVENTS, 0, 0),
                     crash_after_commits=whole(CRASH_AFTER_COMMITS, 0, 0),

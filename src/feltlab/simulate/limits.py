@@ -13,9 +13,14 @@ ValueError: --hands must be 1 to 1,000,000,000,000, not 0
 from __future__ import annotations
 
 import importlib.util
-from typing import Final
+import os
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Final
 
-import numba as nb
+if TYPE_CHECKING:
+    from feltlab.core.rules import Rules
 
 MAX_ROUNDS: Final = 10**12
 """Most rounds one ``simulate`` deals."""
@@ -36,8 +41,20 @@ def check_range(option: str, value: int, low: int, high: int) -> None:
 
 
 def most_workers() -> int:
-    """The threads the simulator may use: this machine's cores (or ``NUMBA_NUM_THREADS``)."""
-    return int(nb.config.NUMBA_NUM_THREADS)  # type: ignore[attr-defined]
+    """The threads the simulator may use: this machine's cores (or ``NUMBA_NUM_THREADS``),
+    as Numba counts them. A flag is checked before Numba loads (a quarter of a second), so
+    until then the count is Numba's own rule: the variable if it is a whole number, else
+    the cores this process may run on."""
+    numba = sys.modules.get("numba")
+    if numba is not None:
+        return int(numba.config.NUMBA_NUM_THREADS)
+    try:
+        return int(os.environ["NUMBA_NUM_THREADS"])
+    except (KeyError, ValueError):
+        pass
+    if hasattr(os, "sched_getaffinity"):
+        return max(1, len(os.sched_getaffinity(0)))
+    return max(1, os.cpu_count() or 1)
 
 
 def threads_for(workers: int | None) -> int:
@@ -92,6 +109,31 @@ def check_session(bankroll: int | None, hands: int, sessions: int, seed: int,
     check_range("--seed", seed, 0, MAX_SEED)
     check_probability("--mistakes", mistakes)
     threads_for(workers)
+
+
+STRATEGY_NAMES: Final = ("optimal", "simple")
+"""The strategies ``--strategy`` names; anything else is a strategy file."""
+
+
+def default_bets(rules: Rules) -> dict[str, int]:
+    """Every wager of the rule set at its smallest allowed amount (1 unit where allowed)."""
+    return {name: limit.min for name, limit in rules.limits.items()}
+
+
+def check_table(rules: Rules, seats: int, bets: Mapping[str, int] | None) -> dict[str, int]:
+    """The seats and bets of a simulation checked against its rule set; the stakes (each
+    wager's smallest amount unless ``bets`` are given)."""
+    from feltlab.core.settle import check_wagers
+
+    if not 1 <= seats <= rules.seats:
+        raise ValueError(f"--seats: {rules.id} seats 1 to {rules.seats}, not {seats}")
+    return check_wagers(rules, dict(default_bets(rules) if bets is None else bets))
+
+
+def check_strategy_name(name: str) -> None:
+    """Refuse a ``--strategy`` that is neither a strategy's name nor a file."""
+    if name not in STRATEGY_NAMES and not Path(name).is_file():
+        raise ValueError(f"--strategy: {name!r} is not optimal, simple or a strategy file")
 
 
 def duration(seconds: float) -> str:

@@ -24,7 +24,6 @@ from feltlab.core.family import family_of
 from feltlab.core.jit import cached_kernels
 from feltlab.core.rng import probability_threshold
 from feltlab.core.rules import Rules
-from feltlab.core.settle import check_wagers
 from feltlab.core.simkit import STATS, Strategy
 from feltlab.core.status import COMPILING, compiled, notice, say, step
 from feltlab.simulate.chunks import (
@@ -36,12 +35,14 @@ from feltlab.simulate.chunks import (
     rounds_in,
     run_chunks,
 )
-from feltlab.simulate.limits import LONG_RUN_SECONDS, check_simulate, duration, threads_for
-
-
-def default_bets(rules: Rules) -> dict[str, int]:
-    """Every wager of the rule set at its smallest allowed amount (1 unit where allowed)."""
-    return {name: limit.min for name, limit in rules.limits.items()}
+from feltlab.simulate.limits import (
+    LONG_RUN_SECONDS,
+    check_simulate,
+    check_strategy_name,
+    check_table,
+    duration,
+    threads_for,
+)
 
 
 def load_strategy(rules: Rules, name: str) -> Strategy:
@@ -53,9 +54,8 @@ def load_strategy(rules: Rules, name: str) -> Strategy:
         return optimal_strategy(rules)
     if name == "simple":
         return family_of(rules).kernel.simple_strategy(rules)
+    check_strategy_name(name)
     path = Path(name)
-    if not path.is_file():
-        raise ValueError(f"--strategy: {name!r} is not optimal, simple or a strategy file")
     try:
         read_strategy_text(rules, path)  # made for this game and rule set
         return family_of(rules).kernel.file_strategy(rules, path)
@@ -153,9 +153,7 @@ def prepare(rules: Rules, *, seats: int = 1, bets: Mapping[str, int] | None = No
             strategy: str | Strategy = "optimal", mistakes: float = 0.0,
             with_exact: bool = True) -> Setup:
     """Check the bets against the rule set and turn everything into kernel arrays."""
-    if not 1 <= seats <= rules.seats:
-        raise ValueError(f"--seats: {rules.id} seats 1 to {rules.seats}, not {seats}")
-    stakes = check_wagers(rules, dict(default_bets(rules) if bets is None else bets))
+    stakes = check_table(rules, seats, bets)
     threshold = probability_threshold(mistakes)  # before the strategy: it may take seconds
     chosen = strategy if isinstance(strategy, Strategy) else load_strategy(rules, strategy)
     check_strategy(rules, chosen)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import time
 from fractions import Fraction
 from functools import cache
 from pathlib import Path
@@ -383,14 +382,28 @@ def test_advise_options_follow_the_raise_rules() -> None:
         "fold", "raise 1x", "raise 2x"]
 
 
-def test_advise_is_fast() -> None:
+def test_an_advice_is_one_call_of_the_compiled_counter(monkeypatch: pytest.MonkeyPatch
+                                                        ) -> None:
+    """Advice is quick by its structure: one call of the compiled counter over suit masks,
+    compiled once whatever the hand, the dead cards and the dealer's cards seen (how long an
+    advice takes is measured by benchmarks/bench_analysis_flush.py)."""
     rules = rules_of("high-card-flush")
-    cards = parse_cards("Th 8h 6h Js Ad Qd Jc")
-    flush.advise(rules, cards)
-    start = time.perf_counter()
-    for _ in range(50):
-        flush.advise(rules, cards)
-    assert (time.perf_counter() - start) / 50 < 0.005
+    hands = [("Th 8h 6h Js Ad Qd Jc", "", ""), ("2c 3d 4h 5s 7c 8d 9h", "Ac Kc", ""),
+             ("Ah Kh Qh Jh 9s 8s 2d", "", "3c 4c"), ("As Ks 7s 6s 5s 4d 3d", "2h", "Th")]
+    flush.advise(rules, parse_cards(hands[0][0]))
+    counter = fk.dealer_counts_known
+    compiled = len(counter.signatures)
+    calls: list[int] = []
+
+    def counting(*args: object) -> tuple[int, int, int, int, int]:
+        calls.append(len(args))
+        return counter(*args)
+
+    monkeypatch.setattr(fk, "dealer_counts_known", counting)
+    for cards, dead, dealer in hands:
+        flush.advise(rules, parse_cards(cards), parse_cards(dead), parse_cards(dealer))
+    assert len(calls) == len(hands)
+    assert len(counter.signatures) == compiled == 1
 
 
 @pytest.mark.parametrize("rules_id", FAMILY)

@@ -18,7 +18,6 @@ from feltlab.core.protection import (
     fewer_seats,
     find_result,
 )
-from feltlab.games.high_card_flush import protect
 from feltlab.games.high_card_flush.rules import FlushRules
 
 
@@ -52,10 +51,14 @@ class FlushProtection(ProtectionModel[FlushRules]):
 
     def evaluate(self, rules: FlushRules, case: Case, deals: int, seed: int,
                  progress: Callable[[int, int], None] | None) -> CaseResult:
+        from feltlab.games.high_card_flush import protect
+
         return protect.evaluate(rules, case, deals, seed, progress)
 
     def house_edge(self, rules: FlushRules) -> Fraction:
         """The lone seat's exact enumeration (proven equal to the PAR sheet's in the tests)."""
+        from feltlab.games.high_card_flush import protect
+
         return -protect.baseline_edge(rules)
 
     def notes(self, rules: FlushRules) -> tuple[str, ...]:

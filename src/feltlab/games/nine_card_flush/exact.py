@@ -5,17 +5,21 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
 from feltlab.core.cards import RED_SUITS, Card, ensure_count, parse_cards
 from feltlab.core.family import AdviceInputs
 from feltlab.core.model import Advice, ParSheet, Progress, WagerAnalysis
-from feltlab.games.nine_card_flush import analysis
-from feltlab.games.nine_card_flush.analysis import NineStrategy, parse_nine_strategy
 from feltlab.games.nine_card_flush.rules import NineCardRules
 from feltlab.games.nine_card_flush.settle import check_colour
 
+if TYPE_CHECKING:  # the solver loads when first asked: checking a hand needs none of it
+    from feltlab.games.nine_card_flush.analysis import NineStrategy
+
 
 def analyze(rules: NineCardRules, progress: Progress | None) -> ParSheet:
+    from feltlab.games.nine_card_flush import analysis
+
     return analysis.analyze(rules, progress)
 
 
@@ -33,10 +37,14 @@ def advice_inputs(rules: NineCardRules, cards: str, community: str | None, colou
 
 def advise(rules: NineCardRules, inputs: AdviceInputs, dead: Sequence[Card],
            seen: Sequence[Card]) -> Advice:
+    from feltlab.games.nine_card_flush import analysis
+
     return analysis.advise(rules, inputs.community, inputs.colour or "red", dead, seen)
 
 
 def parse_strategy(text: str, origin: str) -> NineStrategy:
+    from feltlab.games.nine_card_flush.analysis import parse_nine_strategy
+
     return parse_nine_strategy(text)
 
 
@@ -52,10 +60,15 @@ def hand_group(rules: NineCardRules, inputs: AdviceInputs) -> str:
 
 
 def evaluate_strategy(rules: NineCardRules, strategy: object) -> WagerAnalysis:
+    from feltlab.games.nine_card_flush import analysis
+    from feltlab.games.nine_card_flush.analysis import NineStrategy
+
     if not isinstance(strategy, NineStrategy):
         raise ValueError(f"a {type(strategy).__name__} is not a strategy for {rules.id}")
     return analysis.evaluate_strategy(rules, strategy)
 
 
 def capped_returns(rules: NineCardRules, bets: Mapping[str, int]) -> dict[str, Fraction]:
+    from feltlab.games.nine_card_flush import analysis
+
     return analysis.capped_returns(rules, bets)

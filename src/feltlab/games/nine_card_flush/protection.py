@@ -9,7 +9,6 @@ from fractions import Fraction
 
 from feltlab.core.family import ProtectionModel, ProtectTools
 from feltlab.core.protection import Case, CaseResult, Countermeasure, Leak, Signal, find_result
-from feltlab.games.nine_card_flush import protect
 from feltlab.games.nine_card_flush.engine import PLAYER
 from feltlab.games.nine_card_flush.rules import NineCardRules
 
@@ -42,9 +41,13 @@ class NineProtection(ProtectionModel[NineCardRules]):
 
     def evaluate(self, rules: NineCardRules, case: Case, deals: int, seed: int,
                  progress: Callable[[int, int], None] | None) -> CaseResult:
+        from feltlab.games.nine_card_flush import protect
+
         return protect.evaluate(rules, case)
 
     def house_edge(self, rules: NineCardRules) -> Fraction:
+        from feltlab.games.nine_card_flush import protect
+
         return protect.house_edge(rules)
 
     def notes(self, rules: NineCardRules) -> tuple[str, ...]:

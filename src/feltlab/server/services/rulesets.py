@@ -10,10 +10,12 @@ finds a published one without knowing where it came from.
 from __future__ import annotations
 
 import logging
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
-from sqlalchemy import select
+from sqlalchemy import Engine, select
+from sqlalchemy.orm import Session, sessionmaker
 
 from feltlab.core import registry
 from feltlab.core.rules import Rules, RulesError, load_published, parse_rules
@@ -23,14 +25,21 @@ from feltlab.server.errors import Conflict, Refused, not_found
 from feltlab.server.models import PublishedRuleSet
 from feltlab.server.services import audit, publish_checks
 from feltlab.server.services.context import Services
+from feltlab.server.services.database import session_factory, transaction
+
+
+class Reads(Protocol):
+    def read(self) -> AbstractContextManager[Session]:
+        """A transaction that only reads."""
 
 log = logging.getLogger("feltlab.server")
 
 
 class DatabaseRuleSets:
-    """The registry's source of published rule sets: this worker's database."""
+    """The registry's source of published rule sets: this worker's database (or the one a
+    command names: :func:`on_engine`)."""
 
-    def __init__(self, found: Services) -> None:
+    def __init__(self, found: Reads) -> None:
         self.found = found
 
     def text(self, rules_id: str) -> str | None:
@@ -63,6 +72,20 @@ def review_published(found: Services) -> None:
             rules, found.exposure_limit)
         if problem is not None:
             log.warning("published rule set %s opens no new table: %s", rules_id, problem)
+
+
+@dataclass(frozen=True)
+class _EngineReads:
+    sessions: sessionmaker[Session]
+
+    def read(self) -> AbstractContextManager[Session]:
+        return transaction(self.sessions)
+
+
+def on_engine(engine: Engine) -> DatabaseRuleSets:
+    """The published rule sets of the database behind ``engine``, for a process that serves
+    nothing (a command of the command line)."""
+    return DatabaseRuleSets(_EngineReads(session_factory(engine)))
 
 
 @dataclass(frozen=True)

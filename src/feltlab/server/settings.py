@@ -22,6 +22,8 @@ keeps its environment variable:
 ``FELTLAB_WALLET_RETRY_MAX_SECONDS``    :attr:`Settings.wallet_retry_max_seconds`
 ``FELTLAB_WALLET_GIVE_UP_HOURS``        :attr:`Settings.wallet_give_up_hours`
 ``FELTLAB_WALLET_ROLLBACK_GRACE_SECONDS``  :attr:`Settings.wallet_rollback_grace_seconds`
+``FELTLAB_DESIGNER_JOBS``               :attr:`Settings.designer_jobs`
+``FELTLAB_DESIGNER_BUDGET_SECONDS``     :attr:`Settings.designer_budget_seconds`
 =========================================  ===============================================
 
 An empty variable is the same as an unset one; a value that is not what the setting
@@ -68,6 +70,8 @@ WALLET_RETRY_FIRST: Final = "FELTLAB_WALLET_RETRY_FIRST_SECONDS"
 WALLET_RETRY_MAX: Final = "FELTLAB_WALLET_RETRY_MAX_SECONDS"
 WALLET_GIVE_UP_HOURS: Final = "FELTLAB_WALLET_GIVE_UP_HOURS"
 WALLET_ROLLBACK_GRACE: Final = "FELTLAB_WALLET_ROLLBACK_GRACE_SECONDS"
+DESIGNER_JOBS: Final = "FELTLAB_DESIGNER_JOBS"
+DESIGNER_BUDGET: Final = "FELTLAB_DESIGNER_BUDGET_SECONDS"
 
 
 class SettingsError(ValueError):
@@ -106,6 +110,12 @@ class Settings:
     wallet_rollback_grace_seconds: float = 10.0
     """How long after an operator's bet call must have ended (its timeout) the rollback
     queued behind it falls due, if the request never recorded the answer (it crashed)."""
+    designer_jobs: int = 1
+    """Designs computed at once in the whole deployment (every worker and host, held in
+    the database); one more is refused (429)."""
+    designer_budget_seconds: float = 30.0
+    """The most a design may compute: past it, it is stopped and refused (422) with the
+    command line that computes it (``feltlab protect``, ``feltlab analyze``...)."""
     warm: bool = False
     """A ``feltlab serve`` worker: warm the designer's compiled kernels in the background at
     start and settle the heap (:func:`feltlab.server.app.settle_heap`)."""
@@ -184,7 +194,9 @@ def from_environment(environ: Mapping[str, str] | None = None) -> Settings:
                     wallet_retry_first_seconds=positive(WALLET_RETRY_FIRST, 2.0),
                     wallet_retry_max_seconds=positive(WALLET_RETRY_MAX, 30.0),
                     wallet_give_up_hours=positive(WALLET_GIVE_UP_HOURS, 24.0),
-                    wallet_rollback_grace_seconds=positive(WALLET_ROLLBACK_GRACE, 10.0))
+                    wallet_rollback_grace_seconds=positive(WALLET_ROLLBACK_GRACE, 10.0),
+                    designer_jobs=whole(DESIGNER_JOBS, 1, 1),
+                    designer_budget_seconds=positive(DESIGNER_BUDGET, 30.0))
 
 
 def proxies(text: str) -> tuple[str, ...]:

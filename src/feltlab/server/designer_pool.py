@@ -113,29 +113,23 @@ class _Process:
             code = self.process.wait()
             self._up.close()
             ended = ProcessEnded(f"the designer's process ended (exit code {code})")
-            _settle(self.ready, failure=ended)
-            if self.answer is not None:
-                _settle(self.answer, failure=ended)
+            for future in (self.ready, self.answer):
+                if future is not None:
+                    with contextlib.suppress(InvalidStateError):  # settled, or given up
+                        future.set_exception(ended)
 
     def _heard(self, message: Message) -> None:
         kind = message[0]
-        if kind == "ready":
-            _settle(self.ready, None)
-        elif kind == "warmth":
-            left = tuple(str(rules_id) for rules_id in message[1])  # type: ignore[attr-defined]
-            self.warmth = Warmth(not left, left, float(message[2]))  # type: ignore[arg-type]
-        elif self.answer is not None:
-            _settle(self.answer, message)
-
-
-def _settle(future: Future[T], value: T | None = None,
-            failure: BaseException | None = None) -> None:
-    """Settle ``future`` unless it is settled (or was given up on) already."""
-    with contextlib.suppress(InvalidStateError):
-        if failure is not None:
-            future.set_exception(failure)
-        else:
-            future.set_result(value)  # type: ignore[arg-type]
+        if kind == "warmth":
+            _, left, seconds = message
+            assert isinstance(left, list) and isinstance(seconds, float)
+            self.warmth = Warmth(not left, tuple(map(str, left)), seconds)
+            return
+        with contextlib.suppress(InvalidStateError):  # an answer given up on
+            if kind == "ready":
+                self.ready.set_result(None)
+            elif self.answer is not None:
+                self.answer.set_result(message)
 
 
 class DesignerPool:

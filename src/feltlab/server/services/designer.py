@@ -12,6 +12,7 @@ disk, and the analysis's derived data too, so a second start is quicker still.
 from __future__ import annotations
 
 import shlex
+from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar, Final, TypeVar
@@ -86,20 +87,20 @@ def _save_and_run(arguments: list[str]) -> str:
             f"`feltlab {shlex.join(arguments)}`")
 
 
-class Design:
+class Design(ABC):
     """A question to the designer, computed by a process of the designer's pool: a
     picklable value, its answer JSON."""
 
     kind: ClassVar[str]
     """What the designer's limit records it as (``par``, ``protection``...)."""
 
+    @abstractmethod
     def compute(self) -> dict[str, Any]:
         """The answer (a refusal: :class:`~feltlab.server.errors.Refused`, naming why)."""
-        raise NotImplementedError
 
+    @abstractmethod
     def command(self) -> str:
         """How to get the answer from the command line, which has no time budget."""
-        raise NotImplementedError
 
 
 @dataclass(frozen=True)

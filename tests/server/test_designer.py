@@ -1,25 +1,26 @@
 """The variant designer's API: a design's PAR sheet is `feltlab analyze`'s exactly, checked
 against independent figures; bad designs are refused naming the field; computations are
-throttled per account and per worker."""
+limited as tests/server/test_designer_limits.py checks."""
 
 from __future__ import annotations
 
 import json
 import math
-import threading
+import shlex
 from collections.abc import Callable, Iterator
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+import click
 import pytest
+import typer
 from fastapi.testclient import TestClient
-from sqlalchemy import select
 from typer.testing import CliRunner
 
 from feltlab.cli import app as cli_app
+from feltlab.core.rules import load_rules
 from feltlab.server.app import create_app
-from feltlab.server.models import User
 from feltlab.server.services import designer
 from server.conftest import settings_for, sign_up
 from server.designs import builtin_data, design
@@ -27,9 +28,13 @@ from server.designs import builtin_data, design
 DATA = Path(__file__).parent.parent / "data"
 
 
-@pytest.fixture
-def api(sqlite_url: str) -> Iterator[tuple[TestClient, dict[str, str]]]:
-    app = create_app(settings_for(sqlite_url), timers=False)
+@pytest.fixture(scope="module")
+def api(tmp_path_factory: pytest.TempPathFactory
+        ) -> Iterator[tuple[TestClient, dict[str, str]]]:
+    """One server for the module, so that its designer's process, warmed by the first
+    designs, computes the rest (its time budget is not what these tests check)."""
+    url = f"sqlite:///{tmp_path_factory.mktemp('designer') / 'server.sqlite3'}"
+    app = create_app(settings_for(url, designer_budget_seconds=600), timers=False)
     with TestClient(app) as test_client:
         yield test_client, sign_up(test_client)
     app.state.services.engine.dispose()
@@ -189,49 +194,6 @@ def test_the_designer_needs_a_sign_in(api: tuple[TestClient, dict[str, str]]) ->
     assert client.post("/api/v1/designer/par", json={"rules": text}).status_code == 401
 
 
-def test_one_computation_per_worker_then_429(api: tuple[TestClient, dict[str, str]],
-                                              monkeypatch: pytest.MonkeyPatch) -> None:
-    client, headers = api
-    monkeypatch.setattr(designer, "WORKER_WAIT", 0.01)
-    text = design("high-card-flush", lambda data: None)
-    with designer._gate.worker:
-        answer = client.post("/api/v1/designer/par", json={"rules": text}, headers=headers)
-    assert answer.status_code == 429
-    assert answer.headers["Retry-After"] == "1"
-    assert "busy" in answer.json()["detail"]
-    assert client.post("/api/v1/designer/par", json={"rules": text},
-                       headers=headers).status_code == 200
-
-
-def test_one_computation_per_account_then_429(api: tuple[TestClient, dict[str, str]]) -> None:
-    client, headers = api
-    name = client.get("/api/v1/me", headers=headers).json()["username"]
-    services = client.app.state.services  # type: ignore[attr-defined]
-    with services.read() as session:
-        user_id = session.scalar(select(User.id).where(User.username == name))
-    text = design("high-card-flush", lambda data: None)
-    held, release = threading.Event(), threading.Event()
-    caller = type("C", (), {"user_id": user_id})()
-
-    def hold() -> None:
-        with designer.computing(caller):  # type: ignore[arg-type]
-            held.set()
-            release.wait(10)
-
-    worker = threading.Thread(target=hold)
-    worker.start()
-    try:
-        held.wait(10)
-        answer = client.post("/api/v1/designer/par", json={"rules": text}, headers=headers)
-        assert answer.status_code == 429 and answer.headers["Retry-After"] == "1"
-        assert "a design of yours" in answer.json()["detail"]
-    finally:
-        release.set()
-        worker.join()
-    assert client.post("/api/v1/designer/par", json={"rules": text},
-                       headers=headers).status_code == 200
-
-
 def test_strategy_and_solve_and_base(api: tuple[TestClient, dict[str, str]]) -> None:
     client, headers = api
     text = design("high-card-flush", _set(("raise_multiples",), NH_RAISES))
@@ -281,3 +243,46 @@ def test_no_design_is_answered_with_a_500(api: tuple[TestClient, dict[str, str]]
             assert answer.status_code in (200, 422), (field, value, answer.text)
             if answer.status_code == 422:  # the field, or the one it breaks a rule with
                 assert "field " in answer.json()["detail"], (field, value, answer.text)
+
+
+def command_lines(advice: str) -> list[list[str]]:
+    """The command lines quoted (between backticks) in a design's advice."""
+    return [shlex.split(quoted) for quoted in advice.split("`")[1::2]]
+
+
+TOO_LONG = [
+    designer.ParSheet(design("high-card-flush", lambda data: None)),
+    designer.StrategyCard(design("nh-holdem-stud", lambda data: None)),
+    designer.Protection(design("nh-holdem-stud", lambda data: None), 6, 50_000),
+    designer.Protection(design("high-card-flush", lambda data: None), 2, 100),
+    designer.Protection(design("nine-card-flush", lambda data: None), 3, 100),
+    designer.DesignSolution(design("high-card-flush", lambda data: None), "flush", "5%", "5"),
+    designer.DesignSolution(design("high-card-flush", lambda data: None), "flush", "1/20",
+                            None),
+    designer.PaySolution(load_rules("nh-holdem-stud"), "bonus3", "4%", "straight_flush"),
+]
+
+
+@pytest.mark.parametrize("made", TOO_LONG, ids=lambda made: type(made).__name__)
+def test_a_design_over_the_budget_names_command_lines_the_cli_takes(
+        made: designer.Design) -> None:
+    """What a design too long for the server says to run is what ``feltlab`` parses, with
+    the design's own options (the server's deal count, its case, its line)."""
+    lines = command_lines(made.command())
+    assert lines and all(line[0] == "feltlab" for line in lines)
+    group = typer.main.get_command(cli_app)
+    for _, name, *rest in lines:
+        command = group.get_command(click.Context(group), name)  # type: ignore[attr-defined]
+        assert command is not None, name
+        command.make_context(name, rest)  # refuses an option it does not take
+    if isinstance(made, designer.Protection):
+        assert lines[0][:5] == ["feltlab", "protect", "design.toml", "--colluders",
+                                str(made.colluders)]
+        flashed = {"high-card-flush": "--dealer-seen", "nh-holdem-stud": "--next-seen",
+                   "nine-card-flush": "--next-seen"}  # the dealer's card, or the next
+        rules_id = designer.design_rules(made.text).id
+        assert len(lines) == 2 and lines[1][3:5] == [flashed[rules_id], "1"]
+        exact = rules_id == "nine-card-flush"  # every case exact: no deals to give
+        assert ("--deals" in lines[0]) != exact
+        if not exact:
+            assert lines[0][5:7] == ["--deals", str(min(made.deals, 20_000))]

@@ -12,7 +12,7 @@ from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import Connection, Engine, insert, select, text
 
-from feltlab.server import operator_models  # noqa: F401  (its tables on Base too)
+from feltlab.server import designer_models, operator_models  # noqa: F401  (tables on Base)
 from feltlab.server.migrate import alembic_config, current_revision, upgrade
 from feltlab.server.models import (
     AuditHead,

@@ -163,3 +163,17 @@ def test_the_commands_take_the_database_from_the_settings(
     code, out, err = run_cli(["db", "upgrade"])
     assert code == 0, err
     assert sqlite_url.removeprefix("sqlite:///") in out
+
+
+def test_the_designers_limit_and_time_budget() -> None:
+    defaults = from_environment({})
+    assert (defaults.designer_jobs, defaults.designer_budget_seconds) == (1, 30.0)
+    given = from_environment({"FELTLAB_DESIGNER_JOBS": "3",
+                              "FELTLAB_DESIGNER_BUDGET_SECONDS": "90"})
+    assert (given.designer_jobs, given.designer_budget_seconds) == (3, 90.0)
+    assert from_json(given.to_json()) == given
+    for name, value in (("FELTLAB_DESIGNER_JOBS", "0"), ("FELTLAB_DESIGNER_JOBS", "two"),
+                        ("FELTLAB_DESIGNER_BUDGET_SECONDS", "0"),
+                        ("FELTLAB_DESIGNER_BUDGET_SECONDS", "inf")):
+        with pytest.raises(SettingsError, match=name):
+            from_environment({name: value})

@@ -38,6 +38,7 @@ from feltlab.server.api import (
     rulesets as rulesets_routes,
 )
 from feltlab.server.api.contract import declare_refusals, refusals
+from feltlab.server.designer_runs import Designer
 from feltlab.server.errors import Unauthorized
 from feltlab.server.handlers import add_error_handlers
 from feltlab.server.middleware import Gate
@@ -96,10 +97,10 @@ def outbox_settings(settings: Settings) -> OutboxSettings:
 def create_app(settings: Settings, *, timers: bool = True) -> FastAPI:
     """API v1 on ``settings.database_url``, its schema brought up to date; with ``timers``,
     this worker also runs the shared tables' timers and sends what the wallet outbox
-    owes operators; with ``settings.warm`` (a ``feltlab
-    serve`` worker), it warms the designer's compiled kernels in the background at start
-    and settles its heap (:func:`settle_heap`: once a process, as it freezes what is
-    alive)."""
+    owes operators; with ``settings.warm`` (a ``feltlab serve`` worker), it warms the
+    tables' caches in the background at start, starts the designer's first process (which
+    warms the designer) and settles its heap (:func:`settle_heap`: once a process, as it
+    freezes what is alive)."""
     warm = settings.warm
     faults.configure(settings.crash_after_events, settings.crash_after_commits,
                      settings.crash_after_wallet_calls)
@@ -108,6 +109,7 @@ def create_app(settings: Settings, *, timers: bool = True) -> FastAPI:
         rollback_grace_seconds=settings.wallet_rollback_grace_seconds))
     found.exposure_limit = settings.house_exposure_limit
     rulesets.install(found)
+    designs = Designer.of(found, settings)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -117,6 +119,7 @@ def create_app(settings: Settings, *, timers: bool = True) -> FastAPI:
             ticker.start()
         if warm:
             warmup.start(then=settle_heap)  # feltlab.server.warmup: every cache, ahead
+            designs.pool.start()
         if found.announcer is not None:
             found.announcer.start()
         found.recorder.start()
@@ -135,12 +138,14 @@ def create_app(settings: Settings, *, timers: bool = True) -> FastAPI:
             found.announcer.stop()
         if ticker:
             ticker.stop()
+        designs.pool.close()
         found.close()
 
     app = FastAPI(title="feltlab table server", version="1", lifespan=lifespan,
                   telemetry=telemetry_settings(settings.opentelemetry))
     app.state.services = found
     app.state.settings = settings
+    app.state.designer = designs
     for router in ROUTERS:
         app.include_router(router)
     _add_operations(app, found)

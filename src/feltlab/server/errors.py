@@ -52,6 +52,11 @@ class TooMany(DomainError):
         self.retry_after = retry_after
 
 
+class Abandoned(DomainError):
+    """The caller left before the answer (the connection closed): what it asked for was
+    stopped, and nobody reads this refusal."""
+
+
 class Busy(DomainError):
     """The database cannot take the request now; nothing was changed, and a retry may
     succeed."""

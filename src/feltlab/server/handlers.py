@@ -22,6 +22,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from feltlab.server.api.contract import allowed_methods
 from feltlab.server.errors import (
+    Abandoned,
     Busy,
     Conflict,
     DomainError,
@@ -36,9 +37,10 @@ log = logging.getLogger("feltlab.server")
 
 STATUS: Final[dict[type[DomainError], int]] = {
     Unauthorized: 401, Forbidden: 403, NotFound: 404, Conflict: 409, Refused: 422,
-    TooMany: 429, Busy: 503,
+    TooMany: 429, Busy: 503, Abandoned: 499,
 }
-"""The HTTP status of each kind of refusal."""
+"""The HTTP status of each kind of refusal (499, as nginx logs it: the client closed the
+connection first, so only the server's log and metrics see it)."""
 
 CONFLICTS_WITH_STATE = "the request conflicts with the current state; nothing was changed"
 DATABASE_BUSY = "the database is busy; nothing was changed, try again"

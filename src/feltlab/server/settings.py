@@ -23,6 +23,8 @@ keeps its environment variable:
 ``FELTLAB_WALLET_GIVE_UP_HOURS``        :attr:`Settings.wallet_give_up_hours`
 ``FELTLAB_WALLET_ROLLBACK_GRACE_SECONDS``  :attr:`Settings.wallet_rollback_grace_seconds`
 ``FELTLAB_HOUSE_EXPOSURE_LIMIT``        :attr:`Settings.house_exposure_limit`
+``FELTLAB_DESIGNER_JOBS``               :attr:`Settings.designer_jobs`
+``FELTLAB_DESIGNER_BUDGET_SECONDS``     :attr:`Settings.designer_budget_seconds`
 =========================================  ===============================================
 
 An empty variable is the same as an unset one; a value that is not what the setting
@@ -71,6 +73,8 @@ WALLET_RETRY_MAX: Final = "FELTLAB_WALLET_RETRY_MAX_SECONDS"
 WALLET_GIVE_UP_HOURS: Final = "FELTLAB_WALLET_GIVE_UP_HOURS"
 WALLET_ROLLBACK_GRACE: Final = "FELTLAB_WALLET_ROLLBACK_GRACE_SECONDS"
 HOUSE_EXPOSURE_LIMIT: Final = "FELTLAB_HOUSE_EXPOSURE_LIMIT"
+DESIGNER_JOBS: Final = "FELTLAB_DESIGNER_JOBS"
+DESIGNER_BUDGET: Final = "FELTLAB_DESIGNER_BUDGET_SECONDS"
 
 
 class SettingsError(ValueError):
@@ -113,6 +117,12 @@ class Settings:
     """The most, in units, a rule set may pay one seat on one round at its maximum wagers
     (:mod:`feltlab.core.exposure`): a design above it is not published, and a rule set above
     it opens no table."""
+    designer_jobs: int = 1
+    """Designs computed at once in the whole deployment (every worker and host, held in
+    the database); one more is refused (429)."""
+    designer_budget_seconds: float = 30.0
+    """The most a design may compute: past it, it is stopped and refused (422) with the
+    command line that computes it (``feltlab protect``, ``feltlab analyze``...)."""
     warm: bool = False
     """A ``feltlab serve`` worker: warm the designer's compiled kernels in the background at
     start and settle the heap (:func:`feltlab.server.app.settle_heap`)."""
@@ -201,7 +211,9 @@ def from_environment(environ: Mapping[str, str] | None = None) -> Settings:
                     wallet_retry_max_seconds=positive(WALLET_RETRY_MAX, 30.0),
                     wallet_give_up_hours=positive(WALLET_GIVE_UP_HOURS, 24.0),
                     wallet_rollback_grace_seconds=positive(WALLET_ROLLBACK_GRACE, 10.0),
-                    house_exposure_limit=whole(HOUSE_EXPOSURE_LIMIT, DEFAULT_EXPOSURE_LIMIT, 1))
+                    house_exposure_limit=whole(HOUSE_EXPOSURE_LIMIT, DEFAULT_EXPOSURE_LIMIT, 1),
+                    designer_jobs=whole(DESIGNER_JOBS, 1, 1),
+                    designer_budget_seconds=positive(DESIGNER_BUDGET, 30.0))
 
 
 def proxies(text: str) -> tuple[str, ...]:

@@ -15,7 +15,9 @@ seat by the figures recorder) on every worker. So the warm-up, in order:
    advisor of each decision: the trainer's advice is the same call);
 2. the trainers (a drill hand and a dealer-trainer round of each rule set);
 3. the designer (:func:`feltlab.server.services.designer.warm_designer`: each rule set's
-   analysis and the protection kernels a design runs).
+   analysis and the protection kernels a design runs): ``feltlab warm`` only; a server
+   computes designs in the designer's own processes, which warm it themselves
+   (:mod:`feltlab.server.designer_pool`).
 
 ``/healthz`` answers ``"ready": false`` until it ends (the server is alive and serves
 meanwhile), and the server logs how long it took. ``feltlab warm`` runs the same ahead of
@@ -63,17 +65,22 @@ STEPS: tuple[tuple[str, Callable[[list[str]], object]], ...] = (
     ("designer", designer.warm_designer),
 )
 """The warm-up's steps in order, the money path first."""
+SERVER_STEPS = STEPS[:2]
+"""What a server's worker warms in itself: not the designer (its processes warm it)."""
 
 
 def warm_everything(rules_ids: list[str] | None = None,
-                    progress: Callable[[str], None] | None = None) -> float:
-    """Run every step for every built-in rule set (or those named) in this thread;
+                    progress: Callable[[str], None] | None = None,
+                    steps: tuple[tuple[str, Callable[[list[str]], object]], ...] = STEPS
+                    ) -> float:
+    """Run every step (or those given) for every built-in rule set (or those named) in
+    this thread;
     answers the seconds (wall clock). A step that fails is logged and the next runs:
     whatever it left cold is built by the first request that needs it, as without a
     warm-up."""
     start = time.perf_counter()
     ids = list(builtin_ids() if rules_ids is None else rules_ids)
-    for name, step in STEPS:
+    for name, step in steps:
         if progress is not None:
             progress(name)
         try:
@@ -92,12 +99,11 @@ def start(then: Callable[[], None] | None = None) -> None:
         if _state.started:
             return
         _state.started = True
-    designer.expect_warming()
     threading.Thread(target=_run, args=(then,), name="feltlab-warm-up", daemon=True).start()
 
 
 def _run(then: Callable[[], None] | None) -> None:
-    seconds = warm_everything()
+    seconds = warm_everything(steps=SERVER_STEPS)
     _state.seconds, _state.done = seconds, True
     log.info("warm-up done in %.1f s: every built-in rule set's kernels, derived data "
                 "and PAR sheet are loaded", seconds,

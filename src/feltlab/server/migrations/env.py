@@ -5,7 +5,7 @@ from __future__ import annotations
 from alembic import context
 from sqlalchemy import Engine
 
-from feltlab.server import operator_models  # noqa: F401  (its tables on Base too)
+from feltlab.server import designer_models, operator_models  # noqa: F401  (tables on Base)
 from feltlab.server.models import Base
 
 engine: Engine = context.config.attributes["engine"]

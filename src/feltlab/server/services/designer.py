@@ -1,22 +1,21 @@
 """The variant designer: a rule set as TOML text in, its exact PAR sheet, strategy card,
 protection figures or solved pay table out (no money moves here).
 
-Every computation runs through :func:`computing`: one at a time per account, and at most
-one at a time in this worker, so that designs never starve the tables (a request beyond
-either is refused with a retry time, answered 429). The compiled kernels and each
-built-in rule set's analysis are warmed in a background thread when the server starts
-(:func:`start_warming`), so that the first design answers quickly; Numba keeps its compiled
-code on disk, and the analysis's derived data too, so a second start is quicker still.
+Each question is a :class:`Design`, a small value that a process of the designer's pool
+computes (:mod:`feltlab.server.designer_pool`), never a request's thread; each knows the
+command line that computes it without the server's time budget (:meth:`Design.command`).
+The pool's processes warm the compiled kernels and each built-in rule set's analysis once
+(:func:`warm_designer`), so that designs answer quickly; Numba keeps its compiled code on
+disk, and the analysis's derived data too, so a second start is quicker still.
 """
 
 from __future__ import annotations
 
-import threading
-import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager, suppress
-from dataclasses import dataclass, field
-from typing import Any, Final, TypeVar
+import shlex
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, ClassVar, Final, TypeVar
 
 from feltlab.analysis import analyze
 from feltlab.core import registry
@@ -32,52 +31,16 @@ from feltlab.protect import (
     house_edge,
     leaks,
 )
-from feltlab.server.auth import Caller
-from feltlab.server.errors import NotFound, Refused, TooMany
+from feltlab.server.errors import NotFound, Refused
 
 T = TypeVar("T")
 
-WORKER_WAIT: Final = 2.0
-"""Seconds a design waits for this worker's computation to be free before it is refused."""
-RETRY_AFTER: Final = 1
-"""Seconds a refused design is told to wait."""
 MAX_PROTECTION_DEALS: Final = 20_000
-"""Most Monte Carlo deals per protection case a design may ask for (a few seconds)."""
+"""Most Monte Carlo deals per protection case a design may ask for."""
 ORIGIN: Final = "rules"
 """How a design's refusals name it: ``rules: field flush_pays.4: ...``."""
-
-
-@dataclass
-class _Gate:
-    """One computation per account and one per worker."""
-
-    worker: threading.Lock = field(default_factory=threading.Lock)
-    accounts: set[int] = field(default_factory=set)
-    guard: threading.Lock = field(default_factory=threading.Lock)
-
-
-_gate = _Gate()
-
-
-@contextmanager
-def computing(caller: Caller) -> Iterator[None]:
-    """Hold this account's and this worker's one designer computation, or refuse."""
-    with _gate.guard:
-        if caller.user_id in _gate.accounts:
-            raise TooMany("a design of yours is still being computed; wait for its answer",
-                          RETRY_AFTER)
-        _gate.accounts.add(caller.user_id)
-    try:
-        if not _gate.worker.acquire(timeout=WORKER_WAIT):
-            raise TooMany("the designer is busy with another design; try again in a moment",
-                          RETRY_AFTER)
-        try:
-            yield
-        finally:
-            _gate.worker.release()
-    finally:
-        with _gate.guard:
-            _gate.accounts.discard(caller.user_id)
+DESIGN_FILE: Final = "design.toml"
+"""The file a design too long for the server is to be saved as, in the command given."""
 
 
 def design_rules(text: str) -> Rules:
@@ -97,22 +60,6 @@ def _checked(work: Callable[[], T]) -> T:
         raise Refused(str(error).splitlines()[0][:500]) from None
 
 
-def par_sheet(caller: Caller, text: str) -> dict[str, Any]:
-    """The design's exact PAR sheet, as ``feltlab analyze FILE --json`` prints it."""
-    with computing(caller):
-        rules = design_rules(text)
-        return _checked(lambda: analyze(rules).to_json())
-
-
-def strategy(caller: Caller, text: str) -> dict[str, Any]:
-    """The design's strategy card (and what it costs) and its optimal strategy by hand."""
-    with computing(caller):
-        rules = design_rules(text)
-        sheet = _checked(lambda: analyze(rules).to_json())
-    return {"rules": sheet["rules"], "fingerprint": sheet["fingerprint"],
-            "strategy_card": sheet.get("strategy_card"), "strategy_map": sheet["strategy_map"]}
-
-
 def _flashed_card(rules: Rules) -> Case | None:
     """One card seen that should not be: the dealer's if the game has a dealer hand,
     else the next card to come (``None``: neither exists)."""
@@ -129,29 +76,151 @@ def _evaluated(rules: Rules, case: Case, deals: int) -> CaseResult:
     return evaluate_case(rules, case, deals, 0)
 
 
-def protection(caller: Caller, text: str, colluders: int, deals: int) -> dict[str, Any]:
+def _deals(rules: Rules, deals: int) -> int:
+    """The Monte Carlo deals a protection design runs per case (0: all exact)."""
+    return min(deals, MAX_PROTECTION_DEALS) if default_deals(rules) > 0 else 0
+
+
+def _save_and_run(arguments: list[str]) -> str:
+    """What to do with a design the server will not finish: save it, run the command."""
+    return (f"save the design as a rule-set file, {DESIGN_FILE}, and run "
+            f"`feltlab {shlex.join(arguments)}`")
+
+
+class Design(ABC):
+    """A question to the designer, computed by a process of the designer's pool: a
+    picklable value, its answer JSON."""
+
+    kind: ClassVar[str]
+    """What the designer's limit records it as (``par``, ``protection``...)."""
+
+    @abstractmethod
+    def compute(self) -> dict[str, Any]:
+        """The answer (a refusal: :class:`~feltlab.server.errors.Refused`, naming why)."""
+
+    @abstractmethod
+    def command(self) -> str:
+        """How to get the answer from the command line, which has no time budget."""
+
+
+@dataclass(frozen=True)
+class ParSheet(Design):
+    """The design's exact PAR sheet, as ``feltlab analyze FILE --json`` prints it."""
+
+    text: str
+    kind: ClassVar[str] = "par"
+
+    def compute(self) -> dict[str, Any]:
+        rules = design_rules(self.text)
+        return _checked(lambda: analyze(rules).to_json())
+
+    def command(self) -> str:
+        return _save_and_run(["analyze", DESIGN_FILE, "--json"])
+
+
+@dataclass(frozen=True)
+class StrategyCard(Design):
+    """The design's strategy card (and what it costs) and its optimal strategy by hand."""
+
+    text: str
+    kind: ClassVar[str] = "strategy"
+
+    def compute(self) -> dict[str, Any]:
+        rules = design_rules(self.text)
+        sheet = _checked(lambda: analyze(rules).to_json())
+        return {"rules": sheet["rules"], "fingerprint": sheet["fingerprint"],
+                "strategy_card": sheet.get("strategy_card"),
+                "strategy_map": sheet["strategy_map"]}
+
+    def command(self) -> str:
+        return _save_and_run(["analyze", DESIGN_FILE, "--json"])
+
+
+@dataclass(frozen=True)
+class Protection(Design):
     """What game protection says of the design: the players' edge with one card flashed,
     and with ``colluders`` seats sharing their cards."""
-    with computing(caller):
-        rules = design_rules(text)
-        cases = [case for case in (_flashed_card(rules), Case(colluders)) if case is not None]
-        count = min(deals, MAX_PROTECTION_DEALS) if default_deals(rules) > 0 else 0
+
+    text: str
+    colluders: int
+    deals: int
+    kind: ClassVar[str] = "protection"
+
+    def compute(self) -> dict[str, Any]:
+        rules = design_rules(self.text)
+        cases = [case for case in (_flashed_card(rules), Case(self.colluders))
+                 if case is not None]
+        count = _deals(rules, self.deals)
         results = _checked(lambda: [_evaluated(rules, case, count) for case in cases])
         edge = float(house_edge(rules))
-    return {"rules": rules.id, "fingerprint": rules.fingerprint, "house_edge": edge,
-            "deals": count,
-            "cases": [{**result.to_json(), "case": result.case.describe()}
-                      for result in results],
-            "leaks": [{"name": leak.name, "title": leak.title, "applies": leak.applies,
-                       "why": leak.why} for leak in leaks(rules)]}
+        return {"rules": rules.id, "fingerprint": rules.fingerprint, "house_edge": edge,
+                "deals": count,
+                "cases": [{**result.to_json(), "case": result.case.describe()}
+                          for result in results],
+                "leaks": [{"name": leak.name, "title": leak.title, "applies": leak.applies,
+                           "why": leak.why} for leak in leaks(rules)]}
+
+    def command(self) -> str:
+        rules = design_rules(self.text)
+        count = _deals(rules, self.deals)
+        deals = ["--deals", str(count)] if count else []
+        colluders = ["protect", DESIGN_FILE, "--colluders", str(self.colluders), *deals]
+        flashed = _flashed_card(rules)
+        if flashed is None:
+            return _save_and_run(colluders)
+        seen = ["--dealer-seen", "1"] if flashed.dealer_seen else ["--next-seen", "1"]
+        return (f"{_save_and_run(colluders)} (and `feltlab "
+                f"{shlex.join(['protect', DESIGN_FILE, *seen, *deals])}` for the flashed "
+                f"card)")
 
 
-def solve(caller: Caller, text: str, wager: str, target: str, line: str | None
-          ) -> dict[str, Any]:
+def _solve_options(wager: str, target: str, line: str | None) -> list[str]:
+    return ["--wager", wager, "--target", target,
+            *(["--line", line] if line else ["--scale"]), "--json"]
+
+
+@dataclass(frozen=True)
+class DesignSolution(Design):
     """The whole-number pays of one of the design's pay tables nearest a target edge."""
-    with computing(caller):
-        rules = design_rules(text)
-        return _checked(lambda: solver.solve_json(rules, wager, target, line, analyze))
+
+    text: str
+    wager: str
+    target: str
+    line: str | None
+    kind: ClassVar[str] = "solve"
+
+    def compute(self) -> dict[str, Any]:
+        rules = design_rules(self.text)
+        return _checked(lambda: solver.solve_json(rules, self.wager, self.target, self.line,
+                                                  analyze))
+
+    def command(self) -> str:
+        return _save_and_run(["solve-paytable", DESIGN_FILE,
+                              *_solve_options(self.wager, self.target, self.line)])
+
+
+@dataclass(frozen=True)
+class PaySolution(Design):
+    """The whole-number pays of a built-in or published rule set's bonus pay table
+    nearest a target edge (the pages' pay-table solver)."""
+
+    rules: Rules
+    wager: str
+    target: str
+    line: str | None
+    kind: ClassVar[str] = "solve"
+
+    def compute(self) -> dict[str, Any]:
+        return _checked(lambda: solver.solve_json(self.rules, self.wager, self.target,
+                                                  self.line))
+
+    def command(self) -> str:
+        options = _solve_options(self.wager, self.target, self.line)
+        if self.rules.id in registry.builtin_ids():
+            return f"run `feltlab {shlex.join(['solve-paytable', self.rules.id, *options])}`"
+        return (f"save the rule set (GET /api/v1/designer/base/{self.rules.id} answers its "
+                f"TOML) as rules.toml and run "
+                f"`feltlab {shlex.join(['solve-paytable', 'rules.toml', *options])}`")
 
 
 def base(rules_id: str) -> dict[str, Any]:
@@ -169,76 +238,28 @@ def base(rules_id: str) -> dict[str, Any]:
             "pay_tables": rules.pay_table_fields()}
 
 
-# Warming at start ------------------------------------------------------------------------
-
-@dataclass
-class _Warmth:
-    started: bool = False
-    running: bool = False
-    done: bool = False
-    left: list[str] = field(default_factory=list)
-    seconds: float = 0.0
-
-
-_warmth = _Warmth()
-
-
-def expect_warming(rules_ids: list[str] | None = None) -> None:
-    """Say that the designer is being warmed (by the server's warm-up, which warms the
-    tables' path first): :func:`warmth` lists the rule sets as still to load."""
-    if not _warmth.started:
-        _warmth.started = True
-        _warmth.left = list(registry.builtin_ids() if rules_ids is None else rules_ids)
-
-
-def start_warming() -> None:
-    """Warm the compiled kernels and every built-in rule set's analysis in a background
-    thread (once per worker), High Card Flush first (the page opens on it). Warming is not
-    a design: it does not hold the worker's computation, so a design sent meanwhile is
-    answered at once (what both need is loaded once)."""
-    if _warmth.started:
-        return
-    _warmth.started = True
-    _warmth.left = list(registry.builtin_ids())
-    _warmth.running = True
-    threading.Thread(target=_warm, name="designer-warm", daemon=True).start()
-
-
-def _warm() -> None:
-    _warmth.running = True
-    start = time.perf_counter()
-    for rules_id in list(_warmth.left):
-        with suppress(Exception):  # best effort: a request computes it anyway
-            analyze(load_rules(rules_id))
-        _warmth.left.remove(rules_id)
-    _warmth.seconds = time.perf_counter() - start
-    _warmth.done = True
-
+# Warming -------------------------------------------------------------------------------
 
 WARM_DEALS: Final = 200
-"""Monte Carlo deals per protection case when the server warms the designer: enough to
-run each compiled kernel, a fraction of a second once they are loaded."""
+"""Monte Carlo deals per protection case when the designer is warmed: enough to run each
+compiled kernel, a fraction of a second once they are loaded."""
 
 
-def warm_designer(rules_ids: list[str] | None = None) -> None:
-    """Warm the designer in this thread: each built-in rule set's analysis (as
-    :func:`start_warming` does in the background) and what a protection design runs
-    (its cases' compiled kernels, on a few deals); used by the server's warm-up
-    (:mod:`feltlab.server.warmup`) and ``feltlab warm``."""
+def warm_designer(rules_ids: list[str] | None = None,
+                  left: Callable[[list[str]], None] | None = None) -> None:
+    """Warm the designer in this thread, High Card Flush first (the page opens on it):
+    each built-in rule set's analysis and what a protection design runs (its cases'
+    compiled kernels, on a few deals); ``left`` is told the rule sets still to warm after
+    each one. The designer's pool runs it in each of its processes; ``feltlab warm``
+    fills the disk caches with it (:mod:`feltlab.server.warmup`)."""
     chosen = list(registry.builtin_ids() if rules_ids is None else rules_ids)
-    expect_warming(chosen)
-    if _warmth.left and not _warmth.running:  # else a background warming loads them
-        _warm()
-    for rules_id in chosen:
+    for done, rules_id in enumerate(chosen, 1):
         rules = load_rules(rules_id)
+        analyze(rules)
         cases = [case for case in (_flashed_card(rules), Case(2)) if case is not None]
         deals = WARM_DEALS if default_deals(rules) > 0 else 0
         for case in cases:
             _evaluated(rules, case, deals)
         house_edge(rules)
-
-
-def warmth() -> dict[str, Any]:
-    """Whether the designer is warm: ``warming`` lists the rule sets still being loaded."""
-    return {"warm": _warmth.done or not _warmth.started, "warming": list(_warmth.left),
-            "seconds": round(_warmth.seconds, 3)}
+        if left is not None:
+            left(chosen[done:])

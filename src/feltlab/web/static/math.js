@@ -1,5 +1,5 @@
 // The math index: each rule set's PAR sheet and strategy page, and the pay-table solver.
-import { api, el, header, ruleCards, say } from "/static/common.js";
+import { api, ApiRefusal, el, header, ruleCards, say } from "/static/common.js";
 
 const rulesSelect = document.getElementById("solver-rules");
 const wagerSelect = document.getElementById("solver-wager");
@@ -29,6 +29,19 @@ function loadLines() {
     ...(found ? found.lines : []).map((line) => el("option", { value: line }, `Line ${line.replaceAll("_", " ")}`)));
 }
 
+/** The solver computes as a design does, one at a time per account and a few in the
+ * deployment: a busy answer (429) is retried after its Retry-After second. */
+async function solve(body) {
+  for (let attempt = 0; ; attempt += 1) {
+    try {
+      return await api("POST", "/paytable-solutions", body);
+    } catch (error) {
+      if (!(error instanceof ApiRefusal) || error.status !== 429 || attempt >= 20) throw error;
+      await new Promise((resolve) => { setTimeout(resolve, 1000); });
+    }
+  }
+}
+
 rulesSelect.addEventListener("change", loadWagers);
 wagerSelect.addEventListener("change", loadLines);
 document.getElementById("solver-form").addEventListener("submit", async (event) => {
@@ -38,7 +51,7 @@ document.getElementById("solver-form").addEventListener("submit", async (event) 
     const body = { rules: rulesSelect.value, wager: wagerSelect.value,
                    target: document.getElementById("solver-target").value };
     if (lineSelect.value) body.line = lineSelect.value;
-    const solution = await api("POST", "/paytable-solutions", body);
+    const solution = await solve(body);
     out.replaceChildren(
       el("table", { class: "pays" }, el("thead", {}, el("tr", {}, ...["Line", "Was", "Now"].map((h) => el("th", { scope: "col" }, h)))),
         el("tbody", {}, solution.rows.map((row) => el("tr", { style: row.changed ? "font-weight:bold" : "" },

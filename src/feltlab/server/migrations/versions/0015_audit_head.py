@@ -4,7 +4,7 @@ log's last lines no longer leaves a chain that verifies. A database with lines a
 gets the head of the chain it holds.
 
 Revision ID: 0015
-Revises: 0012
+Revises: 0014
 Create Date: 2026-12-04 12:00:00
 """
 
@@ -14,7 +14,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0015"
-down_revision = "0012"
+down_revision = "0014"
 branch_labels = None
 depends_on = None
 

@@ -36,7 +36,6 @@ from feltlab.core.model import Advice, ParSheet
 from feltlab.core.paths import check_output_file, check_output_folder
 from feltlab.core.rules import Rules, RulesError, load_rules
 from feltlab.core.settle import check_wagers, parse_wagers
-from feltlab.core.status import step
 
 ProgressCallback = Callable[[int, int], None]
 
@@ -61,6 +60,8 @@ def progress_bar(description: str, enabled: bool = True) -> Iterator[ProgressCal
     if not enabled:
         yield lambda done, total: None
         return
+    from feltlab.core.status import step  # Rich's progress bars: not for every command
+
     with step(description) as advance:
         yield advance
 

@@ -1,5 +1,6 @@
 """The High Card Flush family's exact math as the protocol asks for it (the solver itself
-is :mod:`.analysis`; this module loads its compiled code)."""
+is :mod:`.analysis`; this module loads its compiled code when first asked: checking a
+hand needs none of it)."""
 
 from __future__ import annotations
 
@@ -10,12 +11,14 @@ from feltlab.core.cards import RANKS, Card, ensure_count, parse_cards
 from feltlab.core.evaluators import best_flush
 from feltlab.core.family import AdviceInputs
 from feltlab.core.model import Advice, ParSheet, Progress, WagerAnalysis
-from feltlab.games.high_card_flush import analysis
+from feltlab.games.high_card_flush import advisor
 from feltlab.games.high_card_flush.rules import FlushRules
 from feltlab.games.high_card_flush.strategy import Strategy, parse_strategy
 
 
 def analyze(rules: FlushRules, progress: Progress | None) -> ParSheet:
+    from feltlab.games.high_card_flush import analysis
+
     return analysis.analyze(rules, progress)
 
 
@@ -33,7 +36,7 @@ def advice_inputs(rules: FlushRules, cards: str, community: str | None, colour: 
 
 def advise(rules: FlushRules, inputs: AdviceInputs, dead: Sequence[Card],
            seen: Sequence[Card]) -> Advice:
-    return analysis.advise(rules, inputs.player, dead, seen)
+    return advisor.advise(rules, inputs.player, dead, seen)
 
 
 def hand_group(rules: FlushRules, inputs: AdviceInputs) -> str:
@@ -49,12 +52,16 @@ def hand_group(rules: FlushRules, inputs: AdviceInputs) -> str:
 
 
 def evaluate_strategy(rules: FlushRules, strategy: object) -> WagerAnalysis:
+    from feltlab.games.high_card_flush import analysis
+
     if not isinstance(strategy, Strategy):
         raise ValueError(f"a {type(strategy).__name__} is not a strategy for {rules.id}")
     return analysis.evaluate_strategy(rules, strategy)
 
 
 def capped_returns(rules: FlushRules, bets: Mapping[str, int]) -> dict[str, Fraction]:
+    from feltlab.games.high_card_flush import analysis
+
     return analysis.capped_returns(rules, bets)
 
 

@@ -5,17 +5,21 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
 from feltlab.core.cards import RANKS, Card, ensure_count, ensure_distinct, parse_cards
 from feltlab.core.family import AdviceInputs
 from feltlab.core.model import Advice, ParSheet, Progress, WagerAnalysis
-from feltlab.games.holdem_stud import analysis
+from feltlab.games.holdem_stud import advisor
 from feltlab.games.holdem_stud.rules import HoldemStudRules
-from feltlab.games.holdem_stud.strategy import StudStrategy
-from feltlab.games.holdem_stud.strategy import parse_strategy as parse_stud
+
+if TYPE_CHECKING:  # the solver loads when first asked: checking a hand needs none of it
+    from feltlab.games.holdem_stud.strategy import StudStrategy
 
 
 def analyze(rules: HoldemStudRules, progress: Progress | None) -> ParSheet:
+    from feltlab.games.holdem_stud import analysis
+
     return analysis.analyze(rules, progress)
 
 
@@ -42,10 +46,12 @@ def advice_inputs(rules: HoldemStudRules, cards: str, community: str | None,
 
 def advise(rules: HoldemStudRules, inputs: AdviceInputs, dead: Sequence[Card],
            seen: Sequence[Card]) -> Advice:
-    return analysis.advise(rules, inputs.player, inputs.community, inputs.bets, dead, seen)
+    return advisor.advise(rules, inputs.player, inputs.community, inputs.bets, dead, seen)
 
 
 def parse_strategy(text: str, origin: str) -> StudStrategy:
+    from feltlab.games.holdem_stud.strategy import parse_strategy as parse_stud
+
     return parse_stud(text)
 
 
@@ -66,10 +72,15 @@ def hand_group(rules: HoldemStudRules, inputs: AdviceInputs) -> str:
 
 
 def evaluate_strategy(rules: HoldemStudRules, strategy: object) -> WagerAnalysis:
+    from feltlab.games.holdem_stud import analysis
+    from feltlab.games.holdem_stud.strategy import StudStrategy
+
     if not isinstance(strategy, StudStrategy):
         raise ValueError(f"a {type(strategy).__name__} is not a strategy for {rules.id}")
     return analysis.evaluate_strategy(rules, strategy)
 
 
 def capped_returns(rules: HoldemStudRules, bets: Mapping[str, int]) -> dict[str, Fraction]:
+    from feltlab.games.holdem_stud import analysis
+
     return analysis.capped_returns(rules, bets)

@@ -52,7 +52,7 @@ import feltlab.core.cache as derived
 from feltlab.core import registry
 from feltlab.core.cards import RANKS, Card
 from feltlab.core.kernels import RUN_LENGTH
-from feltlab.core.memo import StrategyMemo, fields_key
+from feltlab.core.memo import RecordCodec, StrategyMemo, fields_key
 from feltlab.core.model import (
     OutcomeLine,
     ParSheet,
@@ -61,6 +61,15 @@ from feltlab.core.model import (
     StrategyRow,
     WagerAnalysis,
     name_splits,
+)
+from feltlab.core.records import (
+    Record,
+    card_of_record,
+    card_record,
+    rows_of_record,
+    rows_record,
+    wager_of_record,
+    wager_record,
 )
 from feltlab.core.rules import pays_for
 from feltlab.core.settle import capped_shares, check_wagers
@@ -489,8 +498,22 @@ class _StrategyPart:
     strategy_map: tuple[StrategyRow, ...]
 
 
+def _part_record(part: _StrategyPart) -> Record:
+    return {"decisions": part.decisions.tolist(), "main": wager_record(part.main),
+            "card": card_record(part.card), "map": rows_record(part.strategy_map)}
+
+
+def _part_of_record(record: Record) -> _StrategyPart:
+    card = card_of_record(record["card"])
+    assert card is not None
+    return _StrategyPart(np.array(record["decisions"], dtype=np.int64),
+                         wager_of_record(record["main"]), card,
+                         rows_of_record(record["map"]))
+
+
 _STRATEGY_FIELDS: Final = ("qualifier", "raise_multiples", "hand_size")
-_strategy_parts: StrategyMemo[_StrategyPart] = StrategyMemo()
+_strategy_parts: StrategyMemo[_StrategyPart] = StrategyMemo(
+    kind="flush-strategy-part", codec=RecordCodec(_part_record, _part_of_record))
 
 
 def _strategy_part(rules: FlushRules, progress: Progress | None) -> _StrategyPart:

@@ -28,10 +28,11 @@ import numba as nb
 import numpy as np
 import numpy.typing as npt
 
+import feltlab.core.cache as derived
 from feltlab.core.cards import RANKS
 from feltlab.core.evaluators import PokerHand, ThreeCardHand
 from feltlab.core.kernels import three_card_hands
-from feltlab.core.memo import StrategyMemo, fields_key
+from feltlab.core.memo import RecordCodec, StrategyMemo, fields_key
 from feltlab.core.model import (
     OutcomeLine,
     ParSheet,
@@ -40,6 +41,15 @@ from feltlab.core.model import (
     StrategyRow,
     WagerAnalysis,
     name_splits,
+)
+from feltlab.core.records import (
+    Record,
+    card_of_record,
+    card_record,
+    rows_of_record,
+    rows_record,
+    wager_of_record,
+    wager_record,
 )
 from feltlab.core.settle import WagerError, capped_shares
 from feltlab.games.holdem_stud.advisor import STRATEGY_FIELDS
@@ -154,9 +164,20 @@ def evaluate_strategy(rules: HoldemStudRules, strategy: StudStrategy) -> WagerAn
     return _main_wager(rules, outcome, "Ante and street bets (given strategy)")
 
 
+@cache
+def three_card_classes() -> I64:
+    """How many of the 22,100 sets of three community cards make each
+    :class:`ThreeCardHand` (whatever the pays: counted once, kept on disk)."""
+    def count() -> dict[str, I64]:
+        return {"counts": np.bincount(three_card_hands(all_sets(3)),
+                                      minlength=len(ThreeCardHand)).astype(np.int64)}
+
+    return derived.load_or_build("three-card-classes", "community", count)["counts"]
+
+
 def bonus3_wager(rules: HoldemStudRules) -> WagerAnalysis:
     """The 3 Card Bonus over the 22,100 sets of three community cards."""
-    classes = np.bincount(three_card_hands(all_sets(3)), minlength=len(ThreeCardHand))
+    classes = three_card_classes()
     lines = [OutcomeLine(_title(hand), rules.bonus3_net_multiple(hand), int(classes[hand]),
                          key=hand.name.lower())
              for hand in reversed(ThreeCardHand)]
@@ -210,7 +231,23 @@ def card_strategy(rules: HoldemStudRules) -> StudStrategy:
 
 
 _StrategyPart = tuple[WagerAnalysis, StrategyCard, tuple[StrategyRow, ...], int]
-_strategy_parts: StrategyMemo[_StrategyPart] = StrategyMemo()
+
+
+def _part_record(part: _StrategyPart) -> Record:
+    main, card, strategy_map, total = part
+    return {"main": wager_record(main), "card": card_record(card),
+            "map": rows_record(strategy_map), "total": total}
+
+
+def _part_of_record(record: Record) -> _StrategyPart:
+    card = card_of_record(record["card"])
+    assert card is not None
+    return (wager_of_record(record["main"]), card, rows_of_record(record["map"]),
+            record["total"])
+
+
+_strategy_parts: StrategyMemo[_StrategyPart] = StrategyMemo(
+    kind="stud-strategy-part", codec=RecordCodec(_part_record, _part_of_record))
 
 
 def _strategy_part(rules: HoldemStudRules, report: Progress, steps: int) -> _StrategyPart:

@@ -11,8 +11,11 @@
    and a main pay that moves no decision); an edit of the main game's pays that moves the
    strategy has 1 s. Printed per edit: whether the optimal decisions moved (the strategy
    map's shares differ).
+3. With ``--trainer``: ``feltlab serve`` started (caches as they are), and the trainer's
+   first advice of each rule set sent as soon as ``/healthz`` answers, while the start-up
+   warm-up runs.
 
-    .venv/bin/python benchmarks/bench_advise_and_edits.py [--runs 7] [--skip-edits]
+    .venv/bin/python benchmarks/bench_advise_and_edits.py [--runs 7] [--skip-edits] [--trainer]
 
 The machine's load average is printed first: on a shared machine the figures are noisy.
 """
@@ -99,6 +102,34 @@ def edit_figures() -> None:
                   + (f"; strategy moved by {', '.join(moved)}" if moved else ""))
 
 
+def trainer_figures() -> None:
+    import httpx
+    from bench_designer import serving, wait_up
+
+    env = dict(os.environ) | {"FELTLAB_ARGON2_MEMORY_KIB": "1024",
+                              "FELTLAB_ARGON2_TIME_COST": "1"}
+    with serving(env) as (base, started), httpx.Client(base_url=base, timeout=300) as client:
+        up = wait_up(client, started)
+        body = {"username": f"bench{int(time.time())}", "password": "correct horse"}
+        client.post("/api/v1/accounts", json=body).raise_for_status()
+        token = client.post("/api/v1/login", json=body).json()["token"]
+        client.cookies.clear()
+        client.headers["Authorization"] = f"Bearer {token}"
+        print(f"the trainer's first advice after feltlab serve starts (/healthz answering "
+              f"after {up:.1f} s, the warm-up running):")
+        for rules_id, hand in HANDS.items():
+            request = {"rules": rules_id, "player": "" if rules_id == "nine-card-flush"
+                       else hand[0], "community": hand[0] if rules_id == "nine-card-flush"
+                       else (hand[2] if len(hand) > 2 else ""),
+                       "colour": "black" if rules_id == "nine-card-flush" else None,
+                       "bets": [3] if rules_id == "nh-holdem-stud" else []}
+            began = time.perf_counter()
+            answer = client.post("/api/v1/advice", json=request)
+            answer.raise_for_status()
+            print(f"  {rules_id:24s} {1000 * (time.perf_counter() - began):6.0f} ms "
+                  f"({time.perf_counter() - started:.1f} s after the start)")
+
+
 def _toml(data: dict[str, object]) -> str:
     def value(item: object) -> str:
         if isinstance(item, bool):
@@ -123,6 +154,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--skip-edits", action="store_true")
     parser.add_argument("--skip-advise", action="store_true")
+    parser.add_argument("--trainer", action="store_true")
     options = parser.parse_args()
     print(f"{time.strftime('%Y-%m-%d %H:%M')}, {os.cpu_count()} cores, load average "
           f"{os.getloadavg()[0]:.1f} at the start (a shared machine: noisy figures)")
@@ -130,6 +162,8 @@ def main() -> None:
         advise_figures(options.runs)
     if not options.skip_edits:
         edit_figures()
+    if options.trainer:
+        trainer_figures()
     print(f"load average {os.getloadavg()[0]:.1f} at the end")
 
 

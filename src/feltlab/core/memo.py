@@ -7,7 +7,10 @@ The memo is keyed by the rule-set fields that part reads (:func:`fields_key`), s
 sets that agree on them share one entry; it keeps the most recently used entries only.
 Given a kind and a :class:`PartCodec`, it also keeps each part in the derived-data cache
 (:mod:`feltlab.core.cache`): a process that has not built it (a new worker, a designer's
-process of its own) reads it there rather than solving the strategy again.
+process of its own) reads it there rather than solving the strategy again. Within
+:func:`solving_afresh` (the designer's warming) parts are built, not read, so that what
+building needs (compiled solvers, their tables) is loaded for the edits that move the
+strategy.
 
 >>> memo: StrategyMemo[int] = StrategyMemo(2)
 >>> memo.get_or_build("a", lambda: 1), memo.get_or_build("a", lambda: 2)
@@ -19,7 +22,8 @@ from __future__ import annotations
 import json
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
 
@@ -42,6 +46,24 @@ def fields_key(rules: Rules, fields: Iterable[str]) -> str:
     """
     chosen = rules.model_dump(mode="json", include=set(fields))
     return json.dumps(chosen, sort_keys=True, separators=(",", ":"))
+
+
+_afresh = threading.local()
+
+
+@contextmanager
+def solving_afresh() -> Iterator[None]:
+    """In this thread, within the block, every memo builds its values (and keeps them)
+    rather than taking them from memory or the derived-data cache."""
+    _afresh.on = True
+    try:
+        yield
+    finally:
+        _afresh.on = False
+
+
+def _building_afresh() -> bool:
+    return bool(getattr(_afresh, "on", False))
 
 
 class PartCodec(Protocol[T]):
@@ -88,12 +110,13 @@ class StrategyMemo(Generic[T]):
         return False, None
 
     def get_or_build(self, key: str, build: Callable[[], T]) -> T:
+        afresh = _building_afresh()
         found, value = self._get(key)
-        if found:
+        if found and not afresh:
             return value  # type: ignore[return-value]
         with self._building:
             found, value = self._get(key)
-            if found:
+            if found and not afresh:
                 return value  # type: ignore[return-value]
             built = self._read_or_build(key, build)
             with self._lock:
@@ -105,7 +128,7 @@ class StrategyMemo(Generic[T]):
     def _read_or_build(self, key: str, build: Callable[[], T]) -> T:
         if self.kind is None or self.codec is None:
             return build()
-        found = cache.load(self.kind, key)
+        found = None if _building_afresh() else cache.load(self.kind, key)
         if found is not None:
             try:
                 return self.codec.decode(found)

@@ -21,6 +21,7 @@ from typing import Any, Final, TypeVar
 from feltlab.analysis import analyze
 from feltlab.core import registry
 from feltlab.core.family import family_of
+from feltlab.core.memo import solving_afresh
 from feltlab.core.rules import Rules, RulesError, load_rules, parse_rules
 from feltlab.present import solver
 from feltlab.protect import (
@@ -208,7 +209,7 @@ def _warm() -> None:
     _warmth.running = True
     start = time.perf_counter()
     for rules_id in list(_warmth.left):
-        with suppress(Exception):  # best effort: a request computes it anyway
+        with suppress(Exception), solving_afresh():  # solved, not read: warms the solvers
             analyze(load_rules(rules_id))
         _warmth.left.remove(rules_id)
     _warmth.seconds = time.perf_counter() - start

@@ -10,7 +10,8 @@
    under 100 ms for an edit that leaves the optimal strategy unchanged (every side bet's,
    and a main pay that moves no decision); an edit of the main game's pays that moves the
    strategy has 1 s. Printed per edit: whether the optimal decisions moved (the strategy
-   map's shares differ).
+   map's shares differ). Before them, one side-bet edit of three rule sets as a fresh
+   process's first design (a new worker, a designer process of its own).
 3. With ``--trainer``: ``feltlab serve`` started (caches as they are), and the trainer's
    first advice of each rule set sent as soon as ``/healthz`` answers, while the start-up
    warm-up runs.
@@ -102,6 +103,36 @@ def edit_figures() -> None:
                   + (f"; strategy moved by {', '.join(moved)}" if moved else ""))
 
 
+FRESH_EDIT = """
+import sys, time
+from feltlab.server.auth import Caller
+from feltlab.server.services import designer
+text = sys.stdin.read()
+caller = Caller(user_id=1, username="bench", role="player", token_id=1)
+began = time.perf_counter()
+designer.par_sheet(caller, text)
+print(time.perf_counter() - began)
+"""
+FRESH_EDITS = {"nh-holdem-stud": ("bonus3_pays", "pair"),
+               "nine-card-flush": ("player6_pays", "4"),
+               "high-card-flush": ("flush_pays", "5")}
+
+
+def fresh_edit_figures() -> None:
+    """A side bet's edit as a process's first design (a new worker, a designer process of
+    its own): the issue's two slow edits, and one of High Card Flush."""
+    from feltlab.core.registry import builtin_text
+
+    print("a side-bet edit as a fresh process's first design (imports not counted):")
+    for rules_id, (field, line) in FRESH_EDITS.items():
+        data = tomllib.loads(builtin_text(rules_id))
+        data[field][line] += 1
+        done = subprocess.run([sys.executable, "-c", FRESH_EDIT], input=_toml(data),
+                              capture_output=True, text=True, check=True)
+        print(f"  {rules_id:24s} {field}.{line} -> {data[field][line]}: "
+              f"{1000 * float(done.stdout.split()[-1]):6.0f} ms")
+
+
 def trainer_figures() -> None:
     import httpx
     from bench_designer import serving, wait_up
@@ -161,6 +192,7 @@ def main() -> None:
     if not options.skip_advise:
         advise_figures(options.runs)
     if not options.skip_edits:
+        fresh_edit_figures()
         edit_figures()
     if options.trainer:
         trainer_figures()

@@ -362,12 +362,6 @@ def run_lengths() -> npt.NDArray[np.int8]:
     return RUN_LENGTH
 
 
-# Dead cards and seen dealer cards -------------------------------------------------------
-# The same polynomial count when some cards are out of the deck (other seats' hands) and
-# some of the dealer's cards are known: suit ``s`` contributes its fixed dealer cards
-# ``seen[s]`` plus ``k`` of its free ranks, and only the combined mask is compared.
-
-
 @nb.njit(inline="always")
 def best_ev_numerator(not_qualified: int, worse: int, better: int, total: int,
                       most: int) -> int:

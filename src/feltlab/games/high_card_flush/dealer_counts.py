@@ -7,7 +7,9 @@ under a millisecond in Python, while importing Numba alone takes a third of a se
 A hand is four 13-bit suit masks; the dealer's flush value (``length << 13 | ranks``) is
 below a threshold exactly when every suit's own value is, so the dealer hands below it are
 the coefficient of ``x**k`` in a product of one polynomial per suit (see
-:mod:`.counting`).
+:mod:`.counting`). With some cards out of the deck (other seats' hands) and some of the
+dealer's known, suit ``s`` contributes its known dealer cards ``seen[s]`` plus ``k`` of its
+free ranks, and only the combined mask is compared.
 
 >>> import numpy as np
 >>> player = np.array([0b1111100000000, 0b11, 0, 0], dtype=np.int64)

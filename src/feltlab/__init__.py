@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import sys
 import time
@@ -36,6 +37,13 @@ def source_digest(package: Path) -> str:
     return digest.hexdigest()[:16]
 
 
+@functools.cache
+def code_digest() -> str:
+    """:func:`source_digest` of this package, computed once a process: both caches are
+    named by it."""
+    return source_digest(Path(__file__).parent)
+
+
 def _writable(folder: Path) -> bool:
     try:
         folder.mkdir(parents=True, exist_ok=True)
@@ -57,7 +65,7 @@ def _choose_numba_cache() -> None:
         home_cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
         for base in (home_cache / "feltlab" / "numba",
                      Path(tempfile.gettempdir()) / "feltlab-numba"):
-            folder = numba_cache_dir(Path(__file__).parent, base)
+            folder = base / code_digest()
             if _writable(folder):
                 chosen = os.environ["NUMBA_CACHE_DIR"] = str(folder)
                 break

@@ -20,6 +20,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from feltlab.analysis import advice_inputs, advise
 from feltlab.analysis.figures import seat_figures, wager_math
 from feltlab.core.cards import full_deck
 from feltlab.core.engine import ChooseColour, Deal, HandState, Phase, PlaceWager, Reveal, Settle
@@ -85,6 +86,24 @@ def warm_rules(rules: Rules) -> None:
     for state in play_rounds(rules):
         for seat in state.seats:
             seat_figures(state, seat)
+
+
+ADVISED_HANDS = 6
+"""Decisions asked of the advisor per rule set when warming it: a few streets."""
+
+
+def warm_advisor(rules: Rules, hands: int = ADVISED_HANDS) -> None:
+    """Load what the per-hand advisor reads (Hold'em Stud's table from the derived-data
+    cache, or solved and stored there), asking it about drill hands as the trainer does
+    (:meth:`~feltlab.core.family.GameWords.drill_hand`)."""
+    rng = random.Random(0)
+    words = family_of(rules).words
+    for _ in range(hands):
+        hand = words.drill_hand(rules, rng.sample(full_deck(), 52), rng.randrange)
+        bets = ",".join(str(bet) for bet in hand["bets"])
+        inputs = advice_inputs(rules, hand["player"], hand["community"] or None,
+                               hand["colour"], bets or None)
+        advise(rules, inputs.player, inputs.community, inputs.colour, inputs.bets)
 
 
 def warm_builtin(rule_ids: Sequence[str] | None = None,

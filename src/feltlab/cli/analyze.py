@@ -58,6 +58,7 @@ def progress_bar(description: str, enabled: bool = True) -> Iterator[ProgressCal
     if not enabled:
         yield lambda done, total: None
         return
+
     with step(description) as advance:
         yield advance
 

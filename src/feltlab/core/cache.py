@@ -45,7 +45,7 @@ from typing import TYPE_CHECKING, Any, Final
 import numpy as np
 import numpy.typing as npt
 
-from feltlab import source_digest
+from feltlab import code_digest, source_digest
 from feltlab.core.paths import user_cache_dir
 
 if TYPE_CHECKING:
@@ -63,7 +63,7 @@ Notice = Callable[[str], None]
 @functools.cache
 def code_version() -> str:
     """A hash of every source file of the package (16 hex digits), as Numba's cache."""
-    return source_digest(Path(__file__).parents[1])
+    return code_digest()
 
 
 @functools.cache

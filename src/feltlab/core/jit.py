@@ -1,4 +1,5 @@
-"""Loading compiled kernels from Numba's cache at the speed of reading them.
+"""Loading compiled kernels from Numba's cache at the speed of reading them, and compiling
+plain functions that a caller without Numba runs as they are (:func:`compile_plain`).
 
 Before every load from its cache, Numba refreshes its typing and lowering registries:
 it imports and registers every implementation it could ever compile, a quarter of a
@@ -17,9 +18,19 @@ folder (a file created and removed).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import types
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, Literal, TypedDict, TypeVar, cast
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class KernelOptions(TypedDict, total=False):
+    """Numba's options for one kernel of :func:`compile_plain`."""
+
+    cache: bool
+    inline: Literal["never", "always"]
 
 
 @contextmanager
@@ -50,3 +61,32 @@ def cached_kernels() -> Iterator[None]:
         yield
     finally:
         cache_class.load_overload = refreshing_load
+
+
+def compile_plain(functions: Mapping[str, Any],
+                  options: Mapping[str, KernelOptions]) -> dict[str, Any]:
+    """Numba kernels of plain functions that call one another (named in ``options``, with
+    Numba's options for each), from ``functions`` (their module's namespace).
+
+    The plain functions stay plain, for a caller that need not import Numba (one hand's
+    advice); each kernel is a copy compiled where the names of the others are kernels
+    too, since compiled code can call compiled functions only. The copies keep their
+    module, name and code, so Numba's cache knows them by their source file.
+    """
+    import numba
+
+    namespace = dict(functions)
+    kernels: dict[str, Any] = {}
+    for name, chosen in options.items():
+        plain = functions[name]
+        copy = types.FunctionType(plain.__code__, namespace, plain.__name__,
+                                  plain.__defaults__, plain.__closure__)
+        copy.__qualname__, copy.__module__ = plain.__qualname__, plain.__module__
+        copy.__doc__, copy.__annotations__ = plain.__doc__, plain.__annotations__
+        kernels[name] = namespace[name] = numba.njit(**chosen)(copy)
+    return kernels
+
+
+def kernel_of(kernels: Mapping[str, object], plain: F) -> F:
+    """The kernel :func:`compile_plain` made of ``plain``, typed as ``plain``."""
+    return cast(F, kernels[plain.__name__])

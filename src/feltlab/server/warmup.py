@@ -9,6 +9,9 @@ still read from disk once per process. Left to the first requests, that work lan
 player's round, and the advisor's kernels (called once per decision of every settled
 seat by the figures recorder) on every worker. So the warm-up, in order:
 
+0. the advisor (:func:`feltlab.analysis.warmup.warm_advisor`: what it reads, from the
+   derived-data cache: a second or so), so that the trainer's first advice after start-up
+   does not wait for the rest;
 1. the money path and the recorder's path (:func:`feltlab.analysis.warmup.warm_builtin`:
    rounds of every built-in rule set played through the engine, settled, and every
    seat's figures computed: the PAR sheets' edges, the evaluators, the settlement and the
@@ -30,10 +33,11 @@ import logging
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from feltlab.analysis.warmup import warm_builtin
+from feltlab.analysis.warmup import warm_advisor, warm_builtin
 from feltlab.core.registry import builtin_ids
+from feltlab.core.rules import load_rules
 from feltlab.present import trainer
 from feltlab.server.services import designer
 
@@ -45,10 +49,17 @@ class _State:
     started: bool = False
     done: bool = False
     seconds: float = 0.0
+    steps_done: set[str] = field(default_factory=set)
 
 
 _state = _State()
 _lock = threading.Lock()
+
+
+def warm_advisors(rules_ids: list[str]) -> None:
+    """:func:`~feltlab.analysis.warmup.warm_advisor` for each rule set."""
+    for rules_id in rules_ids:
+        warm_advisor(load_rules(rules_id))
 
 
 def warm_trainers(rules_ids: list[str]) -> None:
@@ -60,12 +71,13 @@ def warm_trainers(rules_ids: list[str]) -> None:
 
 
 STEPS: tuple[tuple[str, Callable[[list[str]], object]], ...] = (
+    ("advisor", warm_advisors),
     ("rounds, figures and advice", lambda ids: warm_builtin(ids)),
     ("trainers", warm_trainers),
     ("designer", designer.warm_designer),
 )
-"""The warm-up's steps in order, the money path first."""
-SERVER_STEPS = STEPS[:2]
+"""The warm-up's steps in order: the advisor (quick), then the money path."""
+SERVER_STEPS = tuple(step for step in STEPS if step[0] != "designer")
 """What a server's worker warms in itself: not the designer (its processes warm it)."""
 
 
@@ -88,6 +100,7 @@ def warm_everything(rules_ids: list[str] | None = None,
         except Exception:
             log.exception("warming up %s failed; the first request that needs it will "
                           "build it", name)
+        _state.steps_done.add(name)
     return time.perf_counter() - start
 
 
@@ -110,6 +123,11 @@ def _run(then: Callable[[], None] | None) -> None:
                 extra={"fields": {"warm_up_seconds": round(seconds, 3)}})
     if then is not None:
         then()
+
+
+def step_done(name: str) -> bool:
+    """Whether the warm-up's step ``name`` (one of :data:`STEPS`) has run in this process."""
+    return name in _state.steps_done
 
 
 def ready() -> bool:

@@ -4,6 +4,8 @@ decision node), on several street-bet sizes and pay tables: the same numbers exa
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -31,18 +33,27 @@ def solution(request: pytest.FixtureRequest) -> solver.Solution:
     return solver.solve(net_multiples(rules), rules.streets, most)
 
 
+def _option_sums(cards: np.ndarray, next_values: np.ndarray, offset: int, most: int
+                 ) -> list[int]:
+    """Each bet's value summed over the next card, one child set at a time."""
+    held = [int(card) for card in cards]
+    children = [sum(math.comb(card, position + 1)
+                    for position, card in enumerate(sorted([*held, extra])))
+                for extra in range(52) if extra not in held]
+    return [int(next_values[children, offset + bet].sum()) for bet in range(1, most + 1)]
+
+
 def test_middle_levels_equal_the_option_sums_node_by_node(solution: solver.Solution) -> None:
-    shape, binom = solution.shape, solver.binomials()
+    shape = solution.shape
     rng = np.random.default_rng(shape.most)
     for level in range(shape.last):
         sets = solver.all_sets(2 + level)
         for row in rng.choice(len(sets), 150, replace=False):
             for column in range(shape.width(level)):
                 at_risk = shape.low(level) + column
-                sums = solver.street_option_sums(sets, row, solution.values[level + 1],
-                                                 shape.low(level + 1), at_risk, shape.most,
-                                                 binom)
-                options = [-shape.scale(level) * at_risk, *sums[1:]]
+                sums = _option_sums(sets[row], solution.values[level + 1],
+                                    at_risk - shape.low(level + 1), shape.most)
+                options = [-shape.scale(level) * at_risk, *sums]
                 best = max(range(shape.most, -1, -1), key=lambda bet: options[bet])
                 assert solution.values[level][row, column] == options[best]
                 assert solution.choices[level][row, column] == best

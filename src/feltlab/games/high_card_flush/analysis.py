@@ -20,7 +20,8 @@ class are counted once for every qualifier (:mod:`.qualifier_pass`), so a qualif
 counted before takes one quick pass (a tenth of a second or so) rather than a new
 enumeration.
 
-For simulators, :func:`optimal_decision_table` gives the optimal raise by flush value
+The per-hand advisor is :mod:`.advisor` (re-exported here). For simulators,
+:func:`optimal_decision_table` gives the optimal raise by flush value
 and flags the few values where it depends on the other cards; for those, Numba code
 calls :func:`feltlab.games.high_card_flush.counting.optimal_raise_of_masks` (exact, about a
 microsecond).
@@ -49,13 +50,10 @@ import numpy.typing as npt
 
 import feltlab.core.cache as derived
 from feltlab.core import registry
-from feltlab.core.cards import RANKS, Card, CardError, ensure_count, ensure_distinct, format_cards
-from feltlab.core.evaluators import best_flush
+from feltlab.core.cards import RANKS, Card
 from feltlab.core.kernels import RUN_LENGTH
-from feltlab.core.memo import StrategyMemo, fields_key
+from feltlab.core.memo import RecordCodec, StrategyMemo, fields_key
 from feltlab.core.model import (
-    Advice,
-    OptionValue,
     OutcomeLine,
     ParSheet,
     Progress,
@@ -64,11 +62,22 @@ from feltlab.core.model import (
     WagerAnalysis,
     name_splits,
 )
+from feltlab.core.records import (
+    Record,
+    card_of_record,
+    card_record,
+    rows_of_record,
+    rows_record,
+    wager_of_record,
+    wager_record,
+)
 from feltlab.core.rules import pays_for
 from feltlab.core.settle import capped_shares, check_wagers
 from feltlab.core.status import COMPILING, compiled, notice, step
 from feltlab.games.high_card_flush import counting as fk
 from feltlab.games.high_card_flush import qualifier_pass as qp
+from feltlab.games.high_card_flush.advisor import advise as advise
+from feltlab.games.high_card_flush.advisor import suit_masks
 from feltlab.games.high_card_flush.rules import BONUSES as FLUSH_BONUSES
 from feltlab.games.high_card_flush.rules import FlushRules
 from feltlab.games.high_card_flush.settle import flush_bonus_result
@@ -489,8 +498,22 @@ class _StrategyPart:
     strategy_map: tuple[StrategyRow, ...]
 
 
+def _part_record(part: _StrategyPart) -> Record:
+    return {"decisions": part.decisions.tolist(), "main": wager_record(part.main),
+            "card": card_record(part.card), "map": rows_record(part.strategy_map)}
+
+
+def _part_of_record(record: Record) -> _StrategyPart:
+    card = card_of_record(record["card"])
+    assert card is not None
+    return _StrategyPart(np.array(record["decisions"], dtype=np.int64),
+                         wager_of_record(record["main"]), card,
+                         rows_of_record(record["map"]))
+
+
 _STRATEGY_FIELDS: Final = ("qualifier", "raise_multiples", "hand_size")
-_strategy_parts: StrategyMemo[_StrategyPart] = StrategyMemo()
+_strategy_parts: StrategyMemo[_StrategyPart] = StrategyMemo(
+    kind="flush-strategy-part", codec=RecordCodec(_part_record, _part_of_record))
 
 
 def _strategy_part(rules: FlushRules, progress: Progress | None) -> _StrategyPart:
@@ -535,44 +558,6 @@ def analyze(rules: FlushRules, progress: Progress | None = None) -> ParSheet:
         strategy_map=part.strategy_map,
         notes=tuple(notes),
     )
-
-
-def suit_masks(cards: Sequence[Card]) -> Int64Array:
-    """The hand as four 13-bit rank masks, one per suit."""
-    masks = np.zeros(4, dtype=np.int64)
-    for card in cards:
-        masks[card.suit] |= 1 << card.rank
-    return masks
-
-
-def advise(rules: FlushRules, cards: Sequence[Card], dead: Sequence[Card] = (),
-           dealer: Sequence[Card] = ()) -> Advice:
-    """Exact EV per ante (ante and raise) of folding and of every legal raise, over every
-    dealer hand the unseen cards can make: ``dead`` cards are out of the deck (other
-    seats' hands), ``dealer`` cards are the dealer's own, seen before the decision."""
-    ensure_count(cards, fk.HAND_SIZE, "player")
-    if len(dealer) > fk.HAND_SIZE:
-        raise CardError(f"dealer: the dealer has {fk.HAND_SIZE} cards, got {len(dealer)}")
-    ensure_distinct([*cards, *dead, *dealer])
-    if 52 - len(cards) - len(dead) < fk.HAND_SIZE:
-        raise CardError(f"dead: {len(dead)} dead cards leave too few for the dealer's hand")
-    masks = suit_masks(cards)
-    counts = fk.dealer_counts_known(masks, suit_masks([*cards, *dead]), suit_masks(dealer),
-                                    rules.qualifier.threshold, fk.BINOM)
-    not_qualified, worse, tie, better, total = (int(count) for count in counts)
-    flush = best_flush(cards)
-    options = [OptionValue("fold", Fraction(-1))]
-    for size in range(1, rules.max_raise_multiple(flush.length) + 1):
-        ev = Fraction(not_qualified + (worse - better) * (1 + size), total)
-        options.append(OptionValue(f"raise {size}x", ev))
-    best = max(reversed(options), key=lambda option: option.ev)  # ties: the larger wager
-    details: dict[str, object] = {
-        "flush": flush.describe(), "dealer_hands": total,
-        "dealer_not_qualifying": not_qualified, "dealer_better": better, "tie": tie,
-        "dealer_worse": worse}
-    if dead or dealer:
-        details |= {"dead": format_cards(dead), "dealer_seen": format_cards(dealer)}
-    return Advice(rules.id, format_cards(cards), tuple(options), best.option, details)
 
 
 def evaluate_strategy(rules: FlushRules, strategy: Strategy | str | Path) -> WagerAnalysis:

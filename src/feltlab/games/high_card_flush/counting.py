@@ -27,11 +27,15 @@ import numba as nb
 import numpy as np
 import numpy.typing as npt
 
+from feltlab.core.jit import compile_plain, kernel_of
 from feltlab.core.kernels import POPCOUNT, RUN_LENGTH
+from feltlab.games.high_card_flush import dealer_counts as plain
+from feltlab.games.high_card_flush.dealer_counts import BINOM as BINOM
+from feltlab.games.high_card_flush.dealer_counts import FULL_SUIT as FULL_SUIT
+from feltlab.games.high_card_flush.dealer_counts import HAND_SIZE as HAND_SIZE
+from feltlab.games.high_card_flush.dealer_counts import POPCOUNT64 as POPCOUNT64
+from feltlab.games.high_card_flush.dealer_counts import RANK_BITS as RANK_BITS
 
-RANK_BITS: Final = 13
-FULL_SUIT: Final = (1 << RANK_BITS) - 1
-HAND_SIZE: Final = 7
 DEALER_HANDS: Final = math.comb(45, 7)
 PLAYER_HANDS: Final = math.comb(52, 7)
 VALUE_SPACE: Final = (HAND_SIZE + 1) << RANK_BITS
@@ -49,18 +53,6 @@ QUANTITIES: Final = 5
 Int64Array = npt.NDArray[np.int64]
 
 
-def _binomials() -> Int64Array:
-    table = np.zeros((RANK_BITS + 1, HAND_SIZE + 2), dtype=np.int64)
-    for n in range(RANK_BITS + 1):
-        for k in range(HAND_SIZE + 2):
-            table[n, k] = math.comb(n, k)
-    return table
-
-
-BINOM: Final = _binomials()
-POPCOUNT64: Final = POPCOUNT.astype(np.int64)
-
-
 def _value_index() -> tuple[npt.NDArray[np.int32], Int64Array]:
     """Compact index of every possible flush value of a 7-card hand (length 2 to 7)."""
     index = np.full(VALUE_SPACE, -1, dtype=np.int32)
@@ -73,6 +65,14 @@ def _value_index() -> tuple[npt.NDArray[np.int32], Int64Array]:
 
 
 VALUE_INDEX, VALUES = _value_index()
+
+# One hand's dealer counts (and what they call), compiled from the plain functions of
+# :mod:`.dealer_counts` that the advisor runs as they are.
+_compiled = compile_plain(vars(plain), plain.KERNELS)
+flush_value_of_masks = kernel_of(_compiled, plain.flush_value_of_masks)
+binom_big = kernel_of(_compiled, plain.binom_big)
+count_less_known = kernel_of(_compiled, plain.count_less_known)
+dealer_counts_known = kernel_of(_compiled, plain.dealer_counts_known)
 
 
 @nb.njit(cache=True)
@@ -124,15 +124,6 @@ def count_less(masks: Int64Array, dealt: int, threshold: int, binom: Int64Array)
                 acc += poly[total - k] * suit_poly[k]
             poly[total] = acc
     return int(poly[dealt])
-
-
-@nb.njit(inline="always")
-def flush_value_of_masks(masks: Int64Array) -> int:
-    best = 0
-    for suit in range(4):
-        value = (POPCOUNT64[masks[suit]] << RANK_BITS) | masks[suit]
-        best = max(best, value)
-    return best
 
 
 @nb.njit(cache=True)
@@ -369,99 +360,6 @@ def new_accumulator(chunks: int) -> Int64Array:
 
 def run_lengths() -> npt.NDArray[np.int8]:
     return RUN_LENGTH
-
-
-# Dead cards and seen dealer cards -------------------------------------------------------
-# The same polynomial count when some cards are out of the deck (other seats' hands) and
-# some of the dealer's cards are known: suit ``s`` contributes its fixed dealer cards
-# ``seen[s]`` plus ``k`` of its free ranks, and only the combined mask is compared.
-
-
-@nb.njit(cache=True)
-def _masks_below_with(free: int, fixed: int, need: int, limit: int, binom: Int64Array,
-                      popcount: Int64Array) -> int:
-    """Number of ``need``-subsets ``S`` of ``free`` with ``fixed | S`` below ``limit`` (the
-    caller makes ``popcount(fixed) + need`` the limit's length, so masks compare as
-    integers). Walk from the ace down while the combined mask equals the limit."""
-    count = 0
-    for rank in range(RANK_BITS - 1, -1, -1):
-        bit = 1 << rank
-        if fixed & bit:
-            if not limit & bit:
-                return count
-            continue
-        if limit & bit:
-            below = popcount[free & (bit - 1)]
-            if need <= below:
-                count += binom[below, need]
-            if not free & bit or need == 0:
-                return count
-            need -= 1
-    return count
-
-
-@nb.njit(cache=True)
-def count_less_known(out: Int64Array, seen: Int64Array, free_cards: int, threshold: int,
-                     binom: Int64Array) -> int:
-    """Dealer hands (the ``seen`` suit masks plus ``free_cards`` cards from those neither
-    in ``out`` nor seen) whose flush value is below ``threshold``."""
-    length = threshold >> RANK_BITS
-    limit = threshold & FULL_SUIT
-    poly = np.zeros(free_cards + 1, dtype=np.int64)
-    poly[0] = 1
-    suit_poly = np.zeros(free_cards + 1, dtype=np.int64)
-    for suit in range(4):
-        free = FULL_SUIT & ~out[suit] & ~seen[suit]
-        size = POPCOUNT64[free]
-        fixed = POPCOUNT64[seen[suit]]
-        for k in range(free_cards + 1):
-            if fixed + k < length:
-                suit_poly[k] = binom[size, k] if k <= size else 0
-            elif fixed + k == length and k <= size:
-                suit_poly[k] = _masks_below_with(free, seen[suit], k, limit, binom, POPCOUNT64)
-            else:
-                suit_poly[k] = 0
-        for total in range(free_cards, -1, -1):
-            acc = 0
-            for k in range(total + 1):
-                acc += poly[total - k] * suit_poly[k]
-            poly[total] = acc
-    return int(poly[free_cards])
-
-
-@nb.njit(cache=True)
-def dealer_counts_known(player: Int64Array, out: Int64Array, seen: Int64Array,
-                        qualify: int, binom: Int64Array) -> tuple[int, int, int, int, int]:
-    """(not qualified, dealer worse, tie, dealer better, all dealer hands) for the hand
-    ``player`` when the cards in ``out`` (the player's own among them) are out of the
-    deck and the dealer's cards ``seen`` are known (all as four suit masks)."""
-    seen_count = 0
-    unseen = 52
-    for suit in range(4):
-        seen_count += POPCOUNT64[seen[suit]]
-        unseen -= POPCOUNT64[out[suit] | seen[suit]]
-    free_cards = HAND_SIZE - seen_count
-    total = binom_big(unseen, free_cards)
-    value = flush_value_of_masks(player)
-    not_qualified = count_less_known(out, seen, free_cards, qualify, binom)
-    worse = tie = 0
-    if value >= qualify:
-        below = count_less_known(out, seen, free_cards, value, binom)
-        worse = below - not_qualified
-        tie = count_less_known(out, seen, free_cards, value + 1, binom) - below
-    better = total - not_qualified - worse - tie
-    return not_qualified, worse, tie, better, total
-
-
-@nb.njit(inline="always")
-def binom_big(n: int, k: int) -> int:
-    """C(n, k) for any n up to 52 (the table above stops at 13)."""
-    if k < 0 or k > n:
-        return 0
-    result = 1
-    for i in range(k):
-        result = result * (n - i) // (i + 1)
-    return result
 
 
 @nb.njit(inline="always")

@@ -35,9 +35,9 @@ def advice_inputs(rules: FlushRules, cards: str, community: str | None, colour: 
 
 def advise(rules: FlushRules, inputs: AdviceInputs, dead: Sequence[Card],
            seen: Sequence[Card]) -> Advice:
-    from feltlab.games.high_card_flush import analysis
+    from feltlab.games.high_card_flush import advisor
 
-    return analysis.advise(rules, inputs.player, dead, seen)
+    return advisor.advise(rules, inputs.player, dead, seen)
 
 
 def hand_group(rules: FlushRules, inputs: AdviceInputs) -> str:

@@ -7,7 +7,8 @@ sets) and the 3 community cards in the order they are turned (50 x 49 x 48), so 
 counted over the C(52,3) = 22,100 sets of community cards.
 
 The optimal strategy is found by backward induction (:mod:`.solver`); ties go
-to the larger bet. Strategies as data live in :mod:`.holdem_strategy`.
+to the larger bet. Strategies as data live in :mod:`.holdem_strategy`; the per-hand
+advisor in :mod:`.advisor` (re-exported here).
 
 >>> from feltlab.core.cards import parse_cards
 >>> from feltlab.core.rules import load_rules
@@ -19,22 +20,20 @@ to the larger bet. Strategies as data live in :mod:`.holdem_strategy`.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from fractions import Fraction
 from functools import cache
-from typing import Final
 
 import numba as nb
 import numpy as np
 import numpy.typing as npt
 
-from feltlab.core.cards import RANKS, Card, CardError, ensure_count, ensure_distinct, format_cards
+import feltlab.core.cache as derived
+from feltlab.core.cards import RANKS
 from feltlab.core.evaluators import PokerHand, ThreeCardHand
 from feltlab.core.kernels import three_card_hands
-from feltlab.core.memo import StrategyMemo, fields_key
+from feltlab.core.memo import RecordCodec, StrategyMemo, fields_key
 from feltlab.core.model import (
-    Advice,
-    OptionValue,
     OutcomeLine,
     ParSheet,
     Progress,
@@ -43,9 +42,20 @@ from feltlab.core.model import (
     WagerAnalysis,
     name_splits,
 )
+from feltlab.core.records import (
+    Record,
+    card_of_record,
+    card_record,
+    rows_of_record,
+    rows_record,
+    wager_of_record,
+    wager_record,
+)
 from feltlab.core.settle import WagerError, capped_shares
+from feltlab.games.holdem_stud.advisor import STRATEGY_FIELDS
+from feltlab.games.holdem_stud.advisor import advise as advise
+from feltlab.games.holdem_stud.advisor import decision_row as decision_row
 from feltlab.games.holdem_stud.rules import HoldemStudRules
-from feltlab.games.holdem_stud.settle import STREET_NAMES, check_street_bet
 from feltlab.games.holdem_stud.solver import (
     I8,
     I64,
@@ -54,14 +64,12 @@ from feltlab.games.holdem_stud.solver import (
     add_at,
     all_sets,
     binomials,
-    colex_index,
     five_card_classes,
     net_multiples,
     play_out,
     set_colex_index,
     solution_for,
     solve,
-    street_option_sums,
 )
 from feltlab.games.holdem_stud.strategy import (
     MADE_NAMES,
@@ -99,17 +107,6 @@ def decision_tables(rules: HoldemStudRules) -> tuple[I8, ...]:
     [(1326, 1), (22100, 3), (270725, 5)]
     """
     return solution_for(rules).choices
-
-
-def decision_row(cards: Sequence[Card]) -> int:
-    """Row of :func:`decision_tables` for the known cards, in any order.
-
-    >>> from feltlab.core.cards import parse_cards
-    >>> decision_row(parse_cards("3s 2s")), decision_row(parse_cards("Ac Kc"))
-    (0, 1325)
-    """
-    ordered = np.array(sorted(card.index for card in cards), dtype=np.int64)
-    return int(colex_index(ordered, binomials()))
 
 
 # The PAR sheet ------------------------------------------------------------------------
@@ -167,9 +164,20 @@ def evaluate_strategy(rules: HoldemStudRules, strategy: StudStrategy) -> WagerAn
     return _main_wager(rules, outcome, "Ante and street bets (given strategy)")
 
 
+@cache
+def three_card_classes() -> I64:
+    """How many of the 22,100 sets of three community cards make each
+    :class:`ThreeCardHand` (whatever the pays: counted once, kept on disk)."""
+    def count() -> dict[str, I64]:
+        return {"counts": np.bincount(three_card_hands(all_sets(3)),
+                                      minlength=len(ThreeCardHand)).astype(np.int64)}
+
+    return derived.load_or_build("three-card-classes", "community", count)["counts"]
+
+
 def bonus3_wager(rules: HoldemStudRules) -> WagerAnalysis:
     """The 3 Card Bonus over the 22,100 sets of three community cards."""
-    classes = np.bincount(three_card_hands(all_sets(3)), minlength=len(ThreeCardHand))
+    classes = three_card_classes()
     lines = [OutcomeLine(_title(hand), rules.bonus3_net_multiple(hand), int(classes[hand]),
                          key=hand.name.lower())
              for hand in reversed(ThreeCardHand)]
@@ -222,9 +230,24 @@ def card_strategy(rules: HoldemStudRules) -> StudStrategy:
     return derive_card(solution, outcome.reach, outcome.total)
 
 
-_STRATEGY_FIELDS: Final = ("pays", "max_street_multiple", "streets")
 _StrategyPart = tuple[WagerAnalysis, StrategyCard, tuple[StrategyRow, ...], int]
-_strategy_parts: StrategyMemo[_StrategyPart] = StrategyMemo()
+
+
+def _part_record(part: _StrategyPart) -> Record:
+    main, card, strategy_map, total = part
+    return {"main": wager_record(main), "card": card_record(card),
+            "map": rows_record(strategy_map), "total": total}
+
+
+def _part_of_record(record: Record) -> _StrategyPart:
+    card = card_of_record(record["card"])
+    assert card is not None
+    return (wager_of_record(record["main"]), card, rows_of_record(record["map"]),
+            record["total"])
+
+
+_strategy_parts: StrategyMemo[_StrategyPart] = StrategyMemo(
+    kind="stud-strategy-part", codec=RecordCodec(_part_record, _part_of_record))
 
 
 def _strategy_part(rules: HoldemStudRules, report: Progress, steps: int) -> _StrategyPart:
@@ -243,7 +266,7 @@ def _strategy_part(rules: HoldemStudRules, report: Progress, steps: int) -> _Str
                                      main.house_edge)
         return (main, strategy_card, tuple(_strategy_map(solution, outcome)), outcome.total)
 
-    return _strategy_parts.get_or_build(fields_key(rules, _STRATEGY_FIELDS), build)
+    return _strategy_parts.get_or_build(fields_key(rules, STRATEGY_FIELDS), build)
 
 
 def analyze(rules: HoldemStudRules, progress: Progress | None = None) -> ParSheet:
@@ -265,66 +288,6 @@ def analyze(rules: HoldemStudRules, progress: Progress | None = None) -> ParShee
     sheet = ParSheet(rules.id, rules.name, wagers, strategy_card, strategy_map, notes)
     report(steps, steps)
     return sheet
-
-
-# Advice -------------------------------------------------------------------------------
-
-def advise(rules: HoldemStudRules, player: Sequence[Card], community: Sequence[Card],
-           bets: Sequence[int], dead: Sequence[Card] = (),
-           seen: Sequence[Card] = ()) -> Advice:
-    """Exact EV per ante (Ante and every bet counted, optimal play afterwards) of folding
-    and of each street bet, with ``len(community)`` cards turned and ``bets`` (antes)
-    already bet, one per street passed. ``dead`` cards are out of the deck (other seats'
-    hands); ``seen`` are the next community cards, seen before they are turned, in the
-    order they will be turned (later decisions know them and what is turned by then)."""
-    ensure_count(player, 2, "player")
-    level = len(community)
-    if level >= rules.streets:
-        raise CardError(f"community: a decision comes with at most {rules.streets - 1} "
-                        f"community cards turned, got {level}")
-    if level + len(seen) > rules.streets:
-        raise CardError(f"dealer (cards seen): at most {rules.streets - level} community cards are "
-                        f"still to come, got {len(seen)}")
-    ensure_distinct([*player, *community, *seen, *dead])
-    if 52 - 2 - level - len(seen) - len(dead) < rules.streets - level - len(seen):
-        raise CardError(f"dead: {len(dead)} dead cards leave too few for the community")
-    if len(bets) != level:
-        raise WagerError(f"bets: one street bet per community card turned ({level}), "
-                         f"got {len(bets)}")
-    for street, amount in enumerate(bets):
-        check_street_bet(rules, 1, street, amount)
-    at_risk = 1 + sum(bets)
-    if dead or seen:
-        from feltlab.games.holdem_stud.known import option_sums
-
-        known_sums, scale = option_sums(rules, player, community, seen, dead, at_risk)
-        sums = [int(value) for value in known_sums]
-    else:
-        sums, scale = _solved_sums(rules, [*player, *community], level, at_risk)
-    options = [OptionValue("fold", Fraction(-at_risk))]
-    options += [OptionValue(f"{bet}x", Fraction(int(sums[bet]), scale))
-                for bet in range(1, rules.max_street_multiple + 1)]
-    best = max(reversed(options), key=lambda option: option.ev)
-    details: dict[str, object] = {"street": STREET_NAMES[level], "at_risk": at_risk,
-                                  "community": format_cards(community)}
-    if dead or seen:
-        details |= {"dead": format_cards(dead), "seen": format_cards(seen)}
-    return Advice(rules.id, format_cards(player), tuple(options), best.option, details)
-
-
-def _solved_sums(rules: HoldemStudRules, cards: Sequence[Card], level: int,
-                 at_risk: int) -> tuple[list[int], int]:
-    """Each option's value (fold first) and its scale from the full-deck solution."""
-    solution = solution_for(rules)
-    shape = solution.shape
-    row = decision_row(cards)
-    if level == shape.last:
-        sums = [int(solution.final_sums[row]) * (at_risk + bet) for bet in range(shape.most + 1)]
-    else:
-        sums = [int(value) for value in street_option_sums(
-            all_sets(2 + level), row, solution.values[level + 1], shape.low(level + 1),
-            at_risk, shape.most, binomials())]
-    return sums, shape.scale(level)
 
 
 # Capped returns -----------------------------------------------------------------------

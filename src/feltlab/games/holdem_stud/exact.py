@@ -45,9 +45,9 @@ def advice_inputs(rules: HoldemStudRules, cards: str, community: str | None,
 
 def advise(rules: HoldemStudRules, inputs: AdviceInputs, dead: Sequence[Card],
            seen: Sequence[Card]) -> Advice:
-    from feltlab.games.holdem_stud import analysis
+    from feltlab.games.holdem_stud import advisor
 
-    return analysis.advise(rules, inputs.player, inputs.community, inputs.bets, dead, seen)
+    return advisor.advise(rules, inputs.player, inputs.community, inputs.bets, dead, seen)
 
 
 def parse_strategy(text: str, origin: str) -> StudStrategy:

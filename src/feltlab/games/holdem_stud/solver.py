@@ -31,11 +31,11 @@ import numpy.typing as npt
 from feltlab.core.evaluators import PokerHand
 from feltlab.core.kernels import poker_hands
 from feltlab.games.holdem_stud.rules import HoldemStudRules
+from feltlab.games.holdem_stud.shape import COMMUNITY, Shape
 
 I64 = npt.NDArray[np.int64]
 I8 = npt.NDArray[np.int8]
 CLASSES = len(PokerHand)
-COMMUNITY = 3
 
 
 @cache
@@ -211,29 +211,14 @@ def add_at(out: I64, index: I64, values: I64) -> None:
 
 
 @nb.njit(cache=True)
-def street_option_sums(sets: npt.NDArray[np.uint8], row: int, next_values: I64, next_low: int,
-                 at_risk: int, most: int, binom: I64) -> I64:
-    """Scaled value of each bet 1..most at this node: sum over the next card."""
-    sums = np.zeros(most + 1, dtype=np.int64)
-    cards = sets[row]
-    for card in range(52):
-        if _contains(cards, card):
-            continue
-        child = _with_card(cards, card, binom)
-        for bet in range(1, most + 1):
-            sums[bet] += next_values[child, at_risk + bet - next_low]
-    return sums
-
-
-@nb.njit(cache=True)
 def child_sums(sets: npt.NDArray[np.uint8], row: int, next_values: I64, binom: I64,
                out: I64) -> None:
     """``out[j]``: the sum of ``next_values[child, j]`` over the sets one card larger.
 
     A bet's scaled value at a node depends on the antes at risk after it alone, so every
     option of every column of the row is one entry of this sum (see
-    :func:`street_option_sums`): the next cards are visited once per row, not once per
-    column and bet.
+    :meth:`~.advisor.AdvisorTable.option_sums`): the next cards are visited once per row,
+    not once per column and bet.
     """
     out[:] = 0
     cards = sets[row]
@@ -325,34 +310,6 @@ def _finish(reach: I64, choices: I8, low: int, histograms: I64, orders: int, top
                     final[hand_class, low + column + bet] += (
                         paths * orders * histograms[row, hand_class])
     return folded, final, bet_total
-
-
-@dataclass(frozen=True)
-class Shape:
-    """The betting structure: decision streets and the largest street bet (antes)."""
-
-    streets: int
-    most: int
-
-    def low(self, level: int) -> int:
-        """Smallest antes at risk at a decision with ``level`` community cards turned."""
-        return 1 + level
-
-    def width(self, level: int) -> int:
-        return level * (self.most - 1) + 1
-
-    def scale(self, level: int) -> int:
-        """Ordered deals of the community cards still face down at this decision."""
-        return math.perm(52 - 2 - level, COMMUNITY - level)
-
-    @property
-    def last(self) -> int:
-        return self.streets - 1
-
-    @property
-    def top(self) -> int:
-        """Largest total bet, ante included."""
-        return 1 + self.streets * self.most
 
 
 @dataclass(frozen=True)

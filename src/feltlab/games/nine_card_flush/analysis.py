@@ -35,7 +35,7 @@ from feltlab.core.cards import (
     ensure_distinct,
     format_cards,
 )
-from feltlab.core.memo import StrategyMemo, fields_key
+from feltlab.core.memo import RecordCodec, StrategyMemo, fields_key
 from feltlab.core.model import (
     Advice,
     OptionValue,
@@ -45,6 +45,15 @@ from feltlab.core.model import (
     StrategyCard,
     StrategyRow,
     WagerAnalysis,
+)
+from feltlab.core.records import (
+    Record,
+    card_of_record,
+    card_record,
+    rows_of_record,
+    rows_record,
+    wager_of_record,
+    wager_record,
 )
 from feltlab.core.rules import (
     PayTable,
@@ -293,7 +302,22 @@ def _strategy_map(rules: NineCardRules) -> list[tuple[str, str, Fraction]]:
 
 _STRATEGY_FIELDS: Final = ("all9_win_at", "all9_push_at")
 _StrategyPart = tuple[WagerAnalysis, StrategyCard, tuple[StrategyRow, ...]]
-_strategy_parts: StrategyMemo[_StrategyPart] = StrategyMemo()
+
+
+def _part_record(part: _StrategyPart) -> Record:
+    main, card, strategy_map = part
+    return {"main": wager_record(main), "card": card_record(card),
+            "map": rows_record(strategy_map)}
+
+
+def _part_of_record(record: Record) -> _StrategyPart:
+    card = card_of_record(record["card"])
+    assert card is not None
+    return wager_of_record(record["main"]), card, rows_of_record(record["map"])
+
+
+_strategy_parts: StrategyMemo[_StrategyPart] = StrategyMemo(
+    kind="nine-strategy-part", codec=RecordCodec(_part_record, _part_of_record))
 
 
 def _strategy_part(rules: NineCardRules) -> _StrategyPart:

@@ -20,6 +20,7 @@ from typing import Any, ClassVar, Final, TypeVar
 from feltlab.analysis import analyze
 from feltlab.core import registry
 from feltlab.core.family import family_of
+from feltlab.core.memo import solving_afresh
 from feltlab.core.rules import Rules, RulesError, load_rules, parse_rules
 from feltlab.present import solver
 from feltlab.protect import (
@@ -255,7 +256,8 @@ def warm_designer(rules_ids: list[str] | None = None,
     chosen = list(registry.builtin_ids() if rules_ids is None else rules_ids)
     for done, rules_id in enumerate(chosen, 1):
         rules = load_rules(rules_id)
-        analyze(rules)
+        with solving_afresh():  # solved, not read from the disk cache: warms the solvers
+            analyze(rules)
         cases = [case for case in (_flashed_card(rules), Case(2)) if case is not None]
         deals = WARM_DEALS if default_deals(rules) > 0 else 0
         for case in cases:

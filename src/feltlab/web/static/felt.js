@@ -278,12 +278,18 @@ function narrate(round) {
   } else if (round.options.length) {
     const labels = decisionButtons().filter((button) => optionFor(button, round))
       .map((button) => button.getAttribute("aria-label"));
-    say(status, `Your decision: ${labels.join(", ")}.`);
+    say(status, `Choose: ${either(labels)}.`);
   } else if (round.phase === "wagers") {
     say(status, "Bets are in; waiting for the other players.");
   } else {
     say(status, `Waiting for seat ${round.to_act ?? "…"}.`);
   }
+}
+
+/** "A", "A or B", "A, B or C": the options open, one to be chosen. */
+function either(labels) {
+  return labels.length > 1 ? `${labels.slice(0, -1).join(", ")} or ${labels[labels.length - 1]}`
+    : labels.join("");
 }
 
 function dealName() { return state.table.shared ? "Place bets" : "Deal"; }

@@ -3,7 +3,10 @@ recomputed here by the exact analysis."""
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
 from fractions import Fraction
 from pathlib import Path
 
@@ -48,3 +51,24 @@ def test_readme_house_edges_are_the_analysis(rules_id: str) -> None:
     for side in sides.split(", "):
         title, figure = side.rsplit(" ", 1)
         assert figure == percent(sheet.wager(SIDE_TITLES[title]).house_edge), side
+
+
+def test_the_readme_says_how_an_admin_is_made(tmp_path: Path) -> None:
+    """The tour names ``feltlab admin create`` with its real options, and the command as
+    written makes an admin (a fresh process, on an empty database)."""
+    text = README.read_text("utf-8")
+    usage = re.search(r"feltlab admin create NAME((?: \[--[a-z-]+(?: [A-Z]+)?\])+)", text)
+    assert usage is not None, "the README does not say how to create an admin"
+    written = re.findall(r"--[a-z-]+", usage.group(1))
+    env = {**os.environ, "XDG_DATA_HOME": str(tmp_path / "data"),
+           "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    command = [sys.executable, "-m", "feltlab", "admin", "create"]
+    shown = subprocess.run([*command, "--help"], env=env, capture_output=True, text=True,
+                           timeout=120, check=True).stdout
+    assert sorted(written) == sorted(set(re.findall(r"--(?!help)[a-z-]+", shown))), shown
+    database = f"sqlite:///{tmp_path / 'readme.sqlite3'}"
+    made = subprocess.run([*command, "boss", "--database", database, "--password-stdin"],
+                          env=env, input="correct horse battery\n", capture_output=True,
+                          text=True, timeout=120, check=False)
+    assert made.returncode == 0, made.stderr
+    assert made.stdout.strip() == "admin boss created"

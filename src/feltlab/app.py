@@ -10,18 +10,18 @@ from __future__ import annotations
 
 import sys
 
-from fastapi import FastAPI
+from fastapi import FastAPI, Request
 from fastapi.responses import HTMLResponse
 
 from feltlab.server import logs
-from feltlab.server.api.deps import AdminDep
+from feltlab.server.api.deps import admin_caller, current_caller
 from feltlab.server.app import create_app as create_api
-from feltlab.server.errors import NotFound
+from feltlab.server.errors import Forbidden, NotFound, Unauthorized
 from feltlab.server.services.operators import ID_PATTERN, get_operator
 from feltlab.server.settings import Settings, for_worker
 from feltlab.web import mount_web
 from feltlab.web.play import FrameOrigins
-from feltlab.web.routes import ADMIN_PAGE, page
+from feltlab.web.routes import ADMIN_ONLY_PAGE, ADMIN_PAGE, ADMIN_PATH, ADMIN_SIGN_IN_PAGE, page
 
 SWITCH_INTERVAL = 0.0005
 """Seconds a thread may hold the GIL while others wait (Python's default is 0.005). A
@@ -35,9 +35,17 @@ def create_app(settings: Settings, *, timers: bool = True) -> FastAPI:
     pages, their assets and the math pages added."""
     app = create_api(settings, timers=timers)
 
-    @app.get("/admin", include_in_schema=False, response_class=HTMLResponse)
-    def console(caller: AdminDep) -> HTMLResponse:
-        """The operator's console, for admins (401 signed out, 403 for a player)."""
+    @app.get(ADMIN_PATH, include_in_schema=False, response_class=HTMLResponse)
+    def console(request: Request) -> HTMLResponse:
+        """The operator's console, for admins; signed out, a sign-in page (401), and for
+        anyone else a page that says it is for admins (403): pages of the site, never
+        the API's JSON refusal nor anything of the console's."""
+        try:
+            admin_caller(current_caller(request, request.app.state.services, None))
+        except Unauthorized as refusal:
+            return page(ADMIN_SIGN_IN_PAGE, 401, {"WWW-Authenticate": refusal.challenge})
+        except Forbidden:
+            return page(ADMIN_ONLY_PAGE, 403)
         return page(ADMIN_PAGE)
 
     mount_web(app, frame_origins=_frame_origins(app))

@@ -323,3 +323,18 @@ def test_every_wager_shows_its_element_of_risk() -> None:
     assert overview is not None
     assert overview.group(0).count(percent(flush.house_edge)) == 2  # edge and element of risk
     assert sheet.to_json()["wagers"][1]["element_of_risk"] == float(flush.house_edge)
+
+
+def test_html_report_shows_one_minus_sign() -> None:
+    """Every negative figure of the HTML report (tables and chart titles) has the minus
+    sign U+2212, as the site's pages do; the terminal and CSV keep the hyphen-minus."""
+    page = render_html(fake_sheet())
+    outline = Outline()
+    outline.feed(page)
+    numbers = [cell for cell in outline.cells if re.fullmatch(r"[-+\u2212]?[\d,.]+%?", cell)]
+    assert [cell for cell in numbers if cell.startswith("\u2212")], numbers
+    assert not [cell for cell in numbers if cell.startswith("-")], numbers
+    assert not re.search(r"(?<![\w#-])-\d", re.sub(r"<svg.*?</svg>", "", page, flags=re.S))
+    assert "(total \u2212" in page or "(total +" in page
+    assert not re.search(r"\(total -\d", page)
+    assert re.search(r" -\d", render_text(par_sheet_renderable(fake_sheet())))

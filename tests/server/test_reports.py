@@ -8,7 +8,11 @@ import csv
 import io
 import json
 import math
+import os
 import random
+import re
+import subprocess
+import sys
 from collections import defaultdict
 from collections.abc import Iterator
 from fractions import Fraction
@@ -395,3 +399,56 @@ def test_a_name_that_starts_a_formula_is_quoted_and_figures_stay_numbers(
               and line["username"].endswith(name[1:])]
     assert line["username"] == "'" + name
     assert line["band_low"].startswith("-") and float(line["band_low"]) < 0
+
+
+def _fresh_report(database_url: str, *args: str) -> str:
+    """``feltlab report ARGS`` in a fresh process, as an operator runs it."""
+    done = subprocess.run([sys.executable, "-m", "feltlab", "report", *args, "--database",
+                           database_url, "--currency", "practice"], capture_output=True,
+                          text=True, timeout=120, check=False,
+                          env={**os.environ, "COLUMNS": "200"})
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def _cells(line: str) -> list[str]:
+    return [cell.strip() for cell in re.split(r"[│┃]", line)[1:-1]]
+
+
+def test_seats_stand_beside_rounds_where_they_differ(client: TestClient,
+                                                     database_url: str) -> None:
+    """Two players in each of two rounds of a shared table: each played 2 rounds, the
+    table 2 rounds of 4 seats. The report says both, in the API, the CSV and ``feltlab
+    report``; and names its grouping by rule set "rule set"."""
+    admin = admin_headers(client)
+    opened = client.post("/api/v1/admin/tables", json={"rules": "high-card-flush"},
+                         headers=admin)
+    table = opened.json()["id"]
+    players = [sign_up(client) for _ in range(2)]
+    for seat, headers in enumerate(players, start=1):
+        client.post(f"/api/v1/tables/{table}/seats", json={"seat": seat}, headers=headers)
+    for _ in range(2):
+        round_id = 0
+        for headers in players:
+            round_id = client.post(f"/api/v1/tables/{table}/rounds",
+                                   json={"wagers": {"ante": 5}}, headers=headers).json()["id"]
+        for headers in players:
+            client.post(f"/api/v1/rounds/{round_id}/actions", json={"action": "fold"},
+                        headers=headers)
+    answer = report(client, admin, "players")
+    assert [(row["rounds"], row["seats"]) for row in answer["rows"]] == [(2, 2), (2, 2)]
+    assert (answer["totals"]["rounds"], answer["totals"]["seats"]) == (2, 4)
+    header, *_, total = csv.reader(io.StringIO(client.get(
+        "/api/v1/admin/reports/players", headers=admin,
+        params={"currency": "practice", "format": "csv"}).text))
+    assert header[header.index("rounds") + 1] == "seats"
+    assert total[header.index("rounds"):header.index("rounds") + 2] == ["2", "4"]
+
+    lines = _fresh_report(database_url, "players").splitlines()
+    titles = _cells(next(line for line in lines if "┃" in line))
+    assert titles[:4] == ["player", "user id", "rounds", "seats"], titles
+    totals = _cells(next(line for line in lines if line.startswith("│ totals")))
+    assert totals[2:4] == ["2", "4"], totals
+    by_rules = _fresh_report(database_url, "rules")
+    assert "by rule set (practice)" in by_rules
+    assert _cells(next(line for line in by_rules.splitlines() if "┃" in line))[0] == "rule set"

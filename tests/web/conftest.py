@@ -37,6 +37,7 @@ REQUIRE = os.environ.get("FELTLAB_REQUIRE_CHROMIUM") == "1"
 REFUSAL = "Failed to load resource: the server responded with a status of 4"
 DESKTOP = {"width": 1280, "height": 900}
 PHONE = {"width": 390, "height": 844}
+WIDE = {"width": 1366, "height": 900}  # a common laptop screen: the designer's
 
 
 def _free_port() -> int:
@@ -166,6 +167,15 @@ def watch() -> Watch:
 @pytest.fixture
 def desktop(browser: Any, watch: Watch) -> Iterator[Any]:
     context = browser.new_context(viewport=DESKTOP)
+    _guard(context, watch)
+    yield context
+    context.close()
+    watch.check()
+
+
+@pytest.fixture
+def wide(browser: Any, watch: Watch) -> Iterator[Any]:
+    context = browser.new_context(viewport=WIDE)
     _guard(context, watch)
     yield context
     context.close()

@@ -52,7 +52,7 @@ def open_designer(page: Any, server: Server) -> None:
 def expected_flush_edge(pays: int) -> str:
     rules = load_rules("high-card-flush")
     edited = rules.model_copy(update={"flush_pays": {**rules.flush_pays, 5: pays}})
-    return f"{float(analyze(edited).wager('flush').house_edge):.4%}"
+    return f"{float(analyze(edited).wager('flush').house_edge):.4%}".replace("-", "\u2212")
 
 
 def test_an_edit_changes_the_shown_edge(server: Server, desktop: Any, artifacts: Path,

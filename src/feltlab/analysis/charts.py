@@ -88,8 +88,8 @@ def contribution_chart(wager: WagerAnalysis) -> str:
     axes.invert_yaxis()
     axes.axvline(0, color="black", linewidth=0.8)
     axes.set_xlabel("contribution to the return (% of the wager)")
-    axes.set_title(f"{wager.title}: return by pay line "
-                   f"(total {float(wager.expected_return) * 100:+.4f}%)")
+    total = f"{float(wager.expected_return) * 100:+.4f}".replace("-", "\u2212")  # as the ticks
+    axes.set_title(f"{wager.title}: return by pay line (total {total}%)")
     axes.grid(axis="x", alpha=0.3)
     return to_svg(figure)
 

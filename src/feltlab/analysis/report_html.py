@@ -23,6 +23,8 @@ from feltlab.analysis.report_text import (
 )
 from feltlab.core.model import ParSheet, StrategyCard, WagerAnalysis
 
+MINUS = "\u2212"
+
 STYLE = """
 :root { color-scheme: light; }
 body { font-family: "DejaVu Sans", "Helvetica Neue", Arial, sans-serif; color: #1a1a1a;
@@ -56,10 +58,20 @@ ul.notes li { margin-bottom: 0.3rem; }
 """
 
 
+def shown_number(text: str) -> str:
+    """A figure as a page shows it: its minus sign U+2212, not the hyphen-minus the
+    terminal and the CSV files write.
+
+    >>> shown_number("-0.0266"), shown_number("+4"), shown_number("-")
+    ('\u22120.0266', '+4', '-')
+    """
+    return MINUS + text[1:] if text[:1] == "-" and text[1:2].isdigit() else text
+
+
 def _cell(text: str, numeric: bool = False, css: str = "") -> str:
     classes = " ".join(part for part in ("num" if numeric else "", css) if part)
     attribute = f' class="{classes}"' if classes else ""
-    return f"<td{attribute}>{escape(text)}</td>"
+    return f"<td{attribute}>{escape(shown_number(text) if numeric else text)}</td>"
 
 
 def _header(*names: str, numeric_from: int = 1) -> str:

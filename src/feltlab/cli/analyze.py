@@ -170,14 +170,16 @@ def _write_files(sheet: ParSheet, html: Path | None, csv: Path | None,
 
 # advise -----------------------------------------------------------------------------------
 
-def advice_table(advice: Advice) -> Table:
+def advice_table(advice: Advice, rules: Rules) -> Table:
+    """Each option's EV in units of the rule set's main wager (its name heads the column)."""
     from rich.table import Table
 
     from feltlab.analysis.report_text import decimal
+    from feltlab.core.family import wager_title
 
     table = Table(title=f"{advice.hand}", title_justify="left")
     table.add_column("Option")
-    table.add_column("EV per ante", justify="right")
+    table.add_column(f"EV per {wager_title(rules.main_wager)}", justify="right")
     table.add_column("Exact", justify="right")
     table.add_column("")
     for option in advice.options:
@@ -224,7 +226,7 @@ def advise_command(
         typer.echo(json.dumps({**loaded.identity(), **advice.to_json()}, indent=2))
         return
     console = _stdout()
-    console.print(advice_table(advice))
+    console.print(advice_table(advice, loaded))
     if shared and player:  # the community cards of a hand whose own cards are dealt
         console.print(f"Community cards turned: {format_cards(shared)}")
     if multiples:

@@ -11,7 +11,11 @@ import typer
 
 from feltlab.cli.server import Database, _database, _engine, _fail
 
-GROUPING_HELP = "players, tables, days or rules"
+GROUPING_HELP = "players, tables, days or rules (by rule set)"
+GROUPING_NAMES = {"players": "player", "tables": "table", "days": "day", "rules": "rule set"}
+KEY_TITLES = {"username": "player", "user_id": "user id", "table_id": "table",
+              "rules": "rule set", "day": "day"}
+SPANS = ("totals", "day", "month_to_date", "year_to_date")
 
 
 def _money(value: float | int | None) -> str:
@@ -30,23 +34,28 @@ def _print_table(answer: dict[str, Any]) -> None:
 
     keys = KEY_COLUMNS[answer["grouping"]]
     span = f"{answer['from'] or 'the start'} to {answer['to'] or 'now'}"
-    table = Table(title=f"{answer['grouping']} ({answer['currency']}), {span}")
+    table = Table(title=f"by {GROUPING_NAMES[answer['grouping']]} ({answer['currency']}), "
+                        f"{span}")
     for key in keys:
-        table.add_column(key)
-    for column in ("rounds", "handle", "win", "hold", "theo win", "expected win",
-                   "decision cost", "95% band", "win in band"):
+        table.add_column(KEY_TITLES[key])
+    # several players in one round of a shared table: its seats counted beside it
+    seats = any(row["seats"] != row["rounds"]
+                for row in [*answer["rows"], *(answer[label] for label in SPANS)])
+    for column in ("rounds", *(("seats",) if seats else ()), "handle", "win", "hold",
+                   "theo win", "expected win", "decision cost", "95% band", "win in band"):
         table.add_column(column, justify="right")
 
     def cells(row: dict[str, Any]) -> list[str]:
         low, high = row["band"]
-        return [str(row["rounds"]), _money(row["handle"]), _money(row["win"]),
+        return [str(row["rounds"]), *((str(row["seats"]),) if seats else ()),
+                _money(row["handle"]), _money(row["win"]),
                 _hold(row["hold"]), _money(row["theo_win"]), _money(row["expected_win"]),
                 _money(row["decision_cost"]), f"{_money(low)} .. {_money(high)}",
                 "OUTSIDE" if row["outside_band"] else "inside"]
 
     for row in answer["rows"]:
         table.add_row(*(str(row[key]) for key in keys), *cells(row))
-    for label in ("totals", "day", "month_to_date", "year_to_date"):
+    for label in SPANS:
         table.add_row(label.replace("_", " "), *([""] * (len(keys) - 1)),
                       *cells(answer[label]), style="bold" if label == "totals" else None)
     Console(width=max(Console().width, 150)).print(table)

@@ -72,15 +72,37 @@ def _bets_text(bets: dict[str, int]) -> str:
     return ", ".join(f"{wager_title(name)} {amount:,}" for name, amount in bets.items())
 
 
-def _simulate_table(result: SimulationResult) -> Table:
-    """Percentages without the sign, the interval as ``low..high``: fits 80 columns."""
+def counted(count: int, noun: str) -> str:
+    """
+    >>> counted(1, "seat"), counted(2, "seat"), counted(1_000, "unit")
+    ('1 seat', '2 seats', '1,000 units')
+    """
+    return f"{count:,} {noun}{'' if count == 1 else 's'}"
+
+
+def total_unit_text(bets: dict[str, int], minimums: bool) -> str:
+    """What the ``total`` line is per: the bets of each hand, and whether they are the
+    table minimums (no --bets).
+
+    >>> print(total_unit_text({"ante": 1, "bonus3": 3}, True))
+    total: per unit of all the initial wagers:
+    1 on Ante + 3 on 3 Card Bonus = 4 units,
+    the minimum bets (choose others with --bets)
+    """
+    stakes = " + ".join(f"{amount:,} on {wager_title(name)}" for name, amount in bets.items())
+    return (f"total: {TOTAL_UNIT}:\n{stakes} = {counted(sum(bets.values()), 'unit')}"
+            + (",\nthe minimum bets (choose others with --bets)" if minimums else ""))
+
+
+def _simulate_table(result: SimulationResult, minimums: bool) -> Table:
+    """Percentages without the sign, the interval as ``low..high``: fits 80 columns;
+    ``minimums``: the bets are the table minimums (no --bets)."""
     setup = result.setup
     table = Table(title=f"{setup.rules.name} ({setup.rules.label}): {result.rounds:,} rounds, "
-                        f"{setup.seats} seat(s), strategy {setup.strategy.name}, "
+                        f"{counted(setup.seats, 'seat')}, strategy {setup.strategy.name}, "
                         f"seed {result.seed}",
-                  caption="house edges in %, per unit of each wager;\ntotal: "
-                          f"{TOTAL_UNIT}:\n" + " + ".join(map(wager_title, setup.bets))
-                          + f" = {sum(setup.bets.values())} units",
+                  caption="house edges in %, per unit of each wager;\n"
+                          + total_unit_text(dict(setup.bets), minimums),
                   box=box.SIMPLE_HEAD, pad_edge=False, min_width=78)
     for column in ("wager", "edge %", "s.e.", "95% interval", "hit %", "exact %", "z"):
         table.add_column(column, justify="left" if column == "wager" else "right")
@@ -188,7 +210,7 @@ def simulate_command(
     console = output_console()
     if result.interrupted:
         console.print(f"[yellow]interrupted: {result.rounds:,} rounds done[/yellow]")
-    console.print(_simulate_table(result))
+    console.print(_simulate_table(result, minimums=bets is None))
     console.print(counters_text(result.counters, result.rounds, setup.seats))
     console.print(timings_text("simulating", result.seconds, rate))
 

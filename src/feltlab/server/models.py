@@ -214,6 +214,10 @@ class Round(Base):
                                                   server_default="0")
     """Settled, its pit's figures not written yet (see
     :mod:`feltlab.server.services.figures`; migration 0008)."""
+    number: Mapped[int] = mapped_column(Integer, server_default="0")
+    """The round's number at its table, 1 for its first (migration 0016): what a player
+    counts; ``id`` is the round's name across every table. Written with the round (see
+    :mod:`feltlab.server.services.round_writes`)."""
 
     __table_args__ = (
         # a seed deals one round only; a table plays one round at a time: a request that

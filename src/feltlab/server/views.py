@@ -134,7 +134,8 @@ def common_view(loaded: LoadedRound) -> dict[str, Any]:
     """The part of a round's view that every watcher sees alike (no hidden card)."""
     record, state = loaded.record, loaded.state
     view: dict[str, Any] = {
-        "id": record.id, "table": record.table_id, "rules": loaded.rules.id,
+        "id": record.id, "table": record.table_id, "number": record.number,
+        "rules": loaded.rules.id,
         "fingerprint": record.fingerprint, "currency": record.currency,
         "phase": state.phase.value, "commitment": record.commitment,
         "client_seed": record.client_seed, "to_act": state.to_act,

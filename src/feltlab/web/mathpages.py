@@ -14,7 +14,7 @@ from html import escape
 from pathlib import Path
 
 from feltlab.analysis.sheets import is_kept, sheet_for
-from feltlab.core.cache import write_atomically
+from feltlab.core.cache import code_version, write_atomically
 from feltlab.core.paths import user_cache_dir
 from feltlab.core.rules import Rules, load_rules
 
@@ -29,7 +29,8 @@ def ready(rules_id: str) -> bool:
 
 
 def _html_path(rules: Rules) -> Path:
-    return cache_folder() / f"par-{rules.id}-{rules.fingerprint[:16]}.html"
+    """Kept per rule set and per version of the code that renders it."""
+    return cache_folder() / f"par-{rules.id}-{rules.fingerprint[:16]}-{code_version()}.html"
 
 
 BACK_LINKS = ('<nav aria-label="Back" style="font-size:0.95rem;margin:0 0 1rem">'

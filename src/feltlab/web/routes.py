@@ -67,10 +67,20 @@ PAGES = {"/": Page("lobby.html", "lobby", "lobby.js", "/"),
          "/trainer": Page("trainer.html", "strategy trainer", "trainer.js", "/trainer"),
          "/math": Page("math.html", "math", "math.js", "/math"),
          "/designer": Page("designer.html", "variant designer", "designer.js", "/designer")}
-ADMIN_PAGE = Page("admin.html", "operator's console", "admin.js", "/admin")
+ADMIN_PATH = "/admin"
+ADMIN_NAV = (ADMIN_PATH, "Console")
+"""The console's link in the top bar: hidden until the page's script finds an admin
+signed in (shown at once on the console itself, which only admins are served)."""
+ADMIN_PAGE = Page("admin.html", "operator's console", "admin.js", ADMIN_PATH)
 """The operator's console: every figure in it comes from API v1's admin routes, and the
 application serves it at ``/admin`` to admins only (:mod:`feltlab.app`, which knows the
 callers)."""
+ADMIN_SIGN_IN_PAGE = Page("admin-signin.html", "operator's console: sign in",
+                          "admin-gate.js", "")
+"""What ``/admin`` shows a caller who is not signed in: a sign-in form, no admin data."""
+ADMIN_ONLY_PAGE = Page("admin-only.html", "operator's console: admins only",
+                       "admin-gate.js", "")
+"""What ``/admin`` shows a signed-in caller who is not an admin."""
 TABLE_PAGE = Page("table.html", "table", "table.js", "/")
 MATH_RULES_PAGE = Page("mathrules.html", "strategy card and charts", "mathrules.js", "/math")
 
@@ -95,8 +105,11 @@ def _inline_cards() -> str:
 
 def _nav(section: str) -> str:
     current = ' aria-current="page"'
-    return "\n".join(f'    <a href="{path}"{current if path == section else ""}>{label}</a>'
-                      for path, label in NAV)
+    links = [f'    <a href="{path}"{current if path == section else ""}>{label}</a>'
+             for path, label in NAV]
+    path, label = ADMIN_NAV
+    shown = current if path == section else " hidden data-admin-only"
+    return "\n".join([*links, f'    <a href="{path}"{shown}>{label}</a>'])
 
 
 def _body(name: str) -> str:
@@ -120,8 +133,10 @@ def render_page(page: Page) -> str:
                   _template("layout.html"))
 
 
-def page(shown: Page) -> HTMLResponse:
-    return HTMLResponse(render_page(shown), headers=PAGE_HEADERS)
+def page(shown: Page, status_code: int = 200, headers: dict[str, str] | None = None
+         ) -> HTMLResponse:
+    return HTMLResponse(render_page(shown), status_code,
+                        headers={**PAGE_HEADERS, **(headers or {})})
 
 
 def pages_router() -> APIRouter:

@@ -204,6 +204,9 @@ class RoundView(Answer):
 
     id: int
     table: int
+    number: int
+    """The round's number at its table (1 for its first): what a player counts; ``id``
+    names it everywhere else."""
     rules: str
     fingerprint: str
     currency: str

@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import datetime
 from functools import cache
 
-from sqlalchemy import Connection, bindparam, case, insert, update
+from sqlalchemy import Connection, bindparam, case, func, insert, select, update
 from sqlalchemy.sql.elements import BindParameter, Case
 
 from feltlab.server import faults
@@ -20,7 +20,17 @@ from feltlab.server.services.statements import Batch, Deferred, Prepared
 from feltlab.server.services.table_play import Played
 
 _ROUNDS, _SEATS, _EVENTS = table_of(Round), table_of(RoundSeat), table_of(RoundEvent)
-_NEW_ROUND = Prepared(insert(_ROUNDS).returning(_ROUNDS.c.id))
+_PREVIOUS = _ROUNDS.alias("previous")
+_NEXT_NUMBER = func.coalesce(
+    select(_PREVIOUS.c.number).where(_PREVIOUS.c.table_id == bindparam("number_at_table"))
+    .order_by(_PREVIOUS.c.id.desc()).limit(1).scalar_subquery(), 0) + 1
+"""A new round's number at its table: one more than its newest round's. Read by the
+INSERT itself, once the table's row is locked: on PostgreSQL a statement that waited for
+that lock would still see the table's rounds as they were when it began."""
+_NEW_ROUND = Prepared(insert(_ROUNDS).values(number=_NEXT_NUMBER)
+                      .returning(_ROUNDS.c.id, _ROUNDS.c.number))
+_GIVEN = ("id", "number")
+"""A new round's columns the database gives it."""
 _NEW_SEAT = Prepared(insert(_SEATS).returning(_SEATS.c.id))
 _NEW_EVENTS = Prepared(insert(_EVENTS))
 _ROUND_MOVED = Prepared(update(_ROUNDS).where(_ROUNDS.c.id == bindparam("round_id_")).values(
@@ -49,8 +59,7 @@ def open_round(connection: Connection, played: Played) -> None:
     seat); its log holds every action already, so :func:`write` adds only events."""
     record = played.loaded.record
     record.log = extend_log(record.log, played.texts)
-    record.id = int(_NEW_ROUND.scalar(connection, {
-        name: getattr(record, name) for name in ROUND_NAMES if name != "id"}))
+    _insert(connection, record)
     for seat in played.loaded.seats:
         seat.round_id = record.id
 
@@ -58,9 +67,16 @@ def open_round(connection: Connection, played: Played) -> None:
 def reserve(connection: Connection, record: Round) -> int:
     """Insert a round waiting for its stake (:func:`table_play.waiting_round`) as it is
     (no action, no seat); its id, set on it too."""
-    record.id = int(_NEW_ROUND.scalar(connection, {
-        name: getattr(record, name) for name in ROUND_NAMES if name != "id"}))
+    _insert(connection, record)
     return record.id
+
+
+def _insert(connection: Connection, record: Round) -> None:
+    """Insert a new round's row; its id and its number at its table set on it."""
+    values = {name: getattr(record, name) for name in ROUND_NAMES if name not in _GIVEN}
+    row = _NEW_ROUND.first(connection, {**values, "number_at_table": record.table_id})
+    assert row is not None
+    record.id, record.number = int(row.id), int(row.number)
 
 
 def write(batch: Batch, played: Played, moment: datetime) -> Deferred | None:

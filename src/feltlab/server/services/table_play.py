@@ -179,7 +179,7 @@ def _open(table: GameTable, found: AtTable, client_seed: str, moment: datetime
         "phase": Phase.WAGERS.value, "created_at": moment,
         "deadline": (moment + timedelta(seconds=table.betting_seconds) if table.shared
                      else None),
-        "log": EMPTY_LOG, "completed_at": None, "figures_pending": False})
+        "log": EMPTY_LOG, "completed_at": None, "figures_pending": False, "number": None})
     return opened_round(record, rules, table.shared)
 
 

@@ -9,6 +9,11 @@ import { showOperatorFigures, startOperators } from "./admin_operators.js";
 import { api, el, header, ruleCards, say } from "./common.js";
 
 const SVG = "http://www.w3.org/2000/svg";
+/** How the win chart draws each series: its legend draws each the same way. */
+const SERIES = {
+  win: { stroke: "#1b7d32" }, outside: { fill: "#b3261e" }, theo: { stroke: "#5b5b5b", dash: "2 2" },
+  expected: { stroke: "#1351a8", dash: "4 3" }, band: { fill: "#1351a833" },
+};
 const status = document.getElementById("console-status");
 const state = { player: null };
 
@@ -49,9 +54,18 @@ function query() {
 
 const KEYS = { players: ["username"], tables: ["table_id", "rules"], days: ["day"], rules: ["rules"] };
 const KEY_TITLES = { username: "Player", table_id: "Table", rules: "Rule set", day: "Day" };
+const GROUPING_NAMES = { players: "player", tables: "table", days: "day", rules: "rule set" };
 
-function figureCells(row) {
-  return [el("td", { class: "num" }, row.rounds), el("td", { class: "num" }, money(row.handle)),
+/** Whether any row of the report counts its seats apart from its rounds (several players
+ * in one round of a shared table): then a Seats column stands beside Rounds. */
+function seatsDiffer(answer) {
+  return [...answer.rows, answer.totals, answer.day, answer.month_to_date, answer.year_to_date]
+    .some((row) => row.seats !== row.rounds);
+}
+
+function figureCells(row, seats) {
+  return [el("td", { class: "num" }, row.rounds),
+    seats ? el("td", { class: "num" }, row.seats) : null, el("td", { class: "num" }, money(row.handle)),
     el("td", { class: "num" }, money(row.win)), el("td", { class: "num" }, percent(row.hold)),
     el("td", { class: "num" }, money(row.theo_win)), el("td", { class: "num" }, money(row.expected_win)),
     el("td", { class: "num" }, money(row.decision_cost)),
@@ -62,28 +76,31 @@ function figureCells(row) {
 const FIGURE_TITLES = ["Rounds", "Handle", "Win", "Hold", "Theo win", "Expected win",
   "Decision cost", "95% band of win", "Win in band"];
 
-function headRow(first) {
-  return el("thead", {}, el("tr", {}, [...first, ...FIGURE_TITLES].map((title) =>
+function headRow(first, seats) {
+  const titles = seats ? [FIGURE_TITLES[0], "Seats", ...FIGURE_TITLES.slice(1)] : FIGURE_TITLES;
+  return el("thead", {}, el("tr", {}, [...first, ...titles].map((title) =>
     el("th", { scope: "col" }, title))));
 }
 
 function drawReport(answer) {
   const keys = KEYS[answer.grouping];
+  const seats = seatsDiffer(answer);
   const table = document.getElementById("report-table");
   const rows = answer.rows.map((row) => el("tr", { class: row.outside_band ? "flagged" : "" },
     keys.map((key, index) => el(index === 0 ? "th" : "td", index === 0 ? { scope: "row" } : {},
-      String(row[key]))), figureCells(row)));
+      String(row[key]))), figureCells(row, seats)));
   const totals = el("tr", {}, el("th", { scope: "row" }, "Total"),
-    keys.slice(1).map(() => el("td", {}, "")), figureCells(answer.totals));
-  table.replaceChildren(headRow(keys.map((key) => KEY_TITLES[key])),
-    el("tbody", {}, rows.length ? rows : [el("tr", {}, el("td", { colspan: keys.length + 9 }, "No settled rounds in these days."))]),
+    keys.slice(1).map(() => el("td", {}, "")), figureCells(answer.totals, seats));
+  const columns = keys.length + FIGURE_TITLES.length + (seats ? 1 : 0);
+  table.replaceChildren(headRow(keys.map((key) => KEY_TITLES[key]), seats),
+    el("tbody", {}, rows.length ? rows : [el("tr", {}, el("td", { colspan: columns }, "No settled rounds in these days."))]),
     el("tfoot", {}, totals));
-  document.getElementById("report-title").textContent =
-    `Report by ${answer.grouping} (${answer.currency}, ${answer.from || "the start"} to ${answer.to || "now"})`;
+  document.getElementById("report-title").textContent = `Report by ${GROUPING_NAMES[answer.grouping]} ` +
+    `(${answer.currency}, ${answer.from || "the start"} to ${answer.to || "now"})`;
   const toDate = document.getElementById("to-date-table");
-  toDate.replaceChildren(headRow(["Span"]), el("tbody", {},
+  toDate.replaceChildren(headRow(["Span"], seats), el("tbody", {},
     [["Day", answer.day], ["Month to date", answer.month_to_date], ["Year to date", answer.year_to_date]]
-      .map(([label, figures]) => el("tr", {}, el("th", { scope: "row" }, label), figureCells(figures)))));
+      .map(([label, figures]) => el("tr", {}, el("th", { scope: "row" }, label), figureCells(figures, seats)))));
   const t = answer.totals;
   figuresList(document.getElementById("pit-figures"), [
     ["Handle", money(t.handle), "pit-handle"], ["Pit's win", money(t.win), "pit-win"],
@@ -91,7 +108,8 @@ function drawReport(answer) {
     ["Expected win", money(t.expected_win), "pit-expected"],
     ["Decision cost", money(t.decision_cost), "pit-cost"],
     ["Win's 95% band", `${money(t.band[0])} to ${money(t.band[1])}`, "pit-band"],
-    ["Rounds", String(t.rounds), "pit-rounds"]]);
+    ["Rounds", String(t.rounds), "pit-rounds"],
+    ...(t.seats !== t.rounds ? [["Seats", String(t.seats), "pit-seats"]] : [])]);
 }
 
 function scale(low, high, from, to) {
@@ -128,28 +146,48 @@ function daysChart(answer) {
         height: Math.max(1, y(rows[0].band[0]) - y(rows[0].band[1])), fill: "#1351a833" })
       : svg("polygon", { points: [...upper, ...lower].join(" "), fill: "#1351a833" });
     chart.append(band);
-    const line = (key, colour, dash) => svg("polyline", {
+    const line = (key, series) => svg("polyline", {
       points: rows.map((row, i) => `${x(i)},${y(key(row))}`).join(" "), fill: "none",
-      stroke: colour, "stroke-width": 2, "stroke-dasharray": dash || "" });
-    chart.append(line((row) => row.expected_win, "#1351a8", "4 3"),
-      line((row) => row.theo_win, "#5b5b5b", "2 2"), line((row) => row.win, "#b3261e"));
+      stroke: series.stroke, "stroke-width": 2, "stroke-dasharray": series.dash || "" });
+    chart.append(line((row) => row.expected_win, SERIES.expected),
+      line((row) => row.theo_win, SERIES.theo), line((row) => row.win, SERIES.win));
     rows.forEach((row, i) => {
       // each day's theoretical and expected win as short marks (a single day has no line)
-      chart.append(svg("line", { x1: x(i) - 7, x2: x(i) + 7, y1: y(row.theo_win), y2: y(row.theo_win), stroke: "#5b5b5b", "stroke-width": 2 }),
-        svg("line", { x1: x(i) - 7, x2: x(i) + 7, y1: y(row.expected_win), y2: y(row.expected_win), stroke: "#1351a8", "stroke-width": 2 }));
-      chart.append(svg("circle", { cx: x(i), cy: y(row.win), r: 3.5, fill: row.outside_band ? "#b3261e" : "#1b7d32" }));
+      chart.append(svg("line", { x1: x(i) - 7, x2: x(i) + 7, y1: y(row.theo_win), y2: y(row.theo_win), stroke: SERIES.theo.stroke, "stroke-width": 2 }),
+        svg("line", { x1: x(i) - 7, x2: x(i) + 7, y1: y(row.expected_win), y2: y(row.expected_win), stroke: SERIES.expected.stroke, "stroke-width": 2 }));
+      chart.append(winDot(x(i), y(row.win), row.outside_band));
       if (rows.length <= 12 || i % Math.ceil(rows.length / 12) === 0) {
         chart.append(svg("text", { x: x(i), y: height - bottom + 16, "text-anchor": "middle", "font-size": 10, fill: "#444" },
           row.day.slice(5)));
       }
     });
   }
-  const legend = [["#b3261e", "win"], ["#5b5b5b", "theoretical win"], ["#1351a8", "expected win"], ["#1351a833", "95% band"]];
-  legend.forEach(([colour, name], i) => {
-    chart.append(svg("rect", { x: left + i * 120, y: height - 14, width: 12, height: 10, fill: colour }),
-      svg("text", { x: left + i * 120 + 16, y: height - 5, "font-size": 11, fill: "#222" }, name));
-  });
+  chart.append(legend(height - 9));
   box.replaceChildren(chart);
+}
+
+/** A day's win: a dot on the win's line, red when outside its band. */
+function winDot(cx, cy, outside) {
+  return outside ? svg("circle", { cx, cy, r: 4.5, fill: SERIES.outside.fill })
+    : svg("circle", { cx, cy, r: 3.5, fill: SERIES.win.stroke });
+}
+
+/** The win chart's legend, each series drawn as the chart draws it, along ``middle``. */
+function legend(middle) {
+  const stroke = (series) => svg("line", { x1: 0, x2: 22, y1: 0, y2: 0, stroke: series.stroke,
+    "stroke-width": 2, "stroke-dasharray": series.dash || "" });
+  const items = [
+    ["win", [stroke(SERIES.win), winDot(11, 0, false)]], ["outside band", [winDot(11, 0, true)]],
+    ["theoretical win", [stroke(SERIES.theo)]], ["expected win", [stroke(SERIES.expected)]],
+    ["95% band", [svg("rect", { x: 3, y: -5, width: 16, height: 10, fill: SERIES.band.fill })]]];
+  const group = svg("g", { class: "legend" });
+  let at = 8;
+  for (const [name, glyph] of items) {
+    group.append(svg("g", { transform: `translate(${at} ${middle})`, "data-series": name }, ...glyph,
+      svg("text", { x: 27, y: 4, "font-size": 11, fill: "#222" }, name)));
+    at += 27 + name.length * 6.3 + 14;
+  }
+  return group;
 }
 
 function holdChart(answer) {

@@ -179,6 +179,9 @@ export async function header(currency = "practice") {
     try { me = await api("GET", "/me"); } catch { me = null; }
   }
   signedInUser = me;
+  if (me && me.role === "admin") {
+    for (const link of document.querySelectorAll("[data-admin-only]")) link.hidden = false;
+  }
   if (!who) return me;
   who.replaceChildren();
   if (!me) {

@@ -4,15 +4,12 @@
 // pay-table solver, a TOML download, a printable odds sheet and, for admins, publishing.
 // No rule of any game lives here: the schema, the figures and the refusals are the server's.
 import { ApiRefusal, api, el, header, say } from "/static/common.js";
+import { drawSheet, percent, wireFigures } from "/static/designer_sheet.js";
 
 const DEBOUNCE_MS = 250;
 const baseSelect = document.getElementById("designer-base");
 const form = document.getElementById("designer-form");
 const statusLine = document.getElementById("designer-status");
-const summary = document.getElementById("designer-summary");
-const cardBox = document.getElementById("designer-card");
-const returnsBox = document.getElementById("designer-returns");
-const oddsBody = document.getElementById("odds-body");
 const warmLine = document.getElementById("designer-warm");
 
 let base = null;        // GET /designer/base/{id}: toml, values, rules_schema, pay_tables
@@ -24,8 +21,6 @@ let shown = 0;          // number of the design whose sheet is shown
 let inFlight = false;
 let waiting = false;    // an edit arrived while a design was being computed
 
-const percent = (value) => `${(100 * value).toFixed(4)}%`;
-const points = (value) => `${value >= 0 ? "+" : "−"}${Math.abs(100 * value).toFixed(4)} pp`;
 const words = (name) => name.replaceAll("_", " ");
 const sleep = (ms) => new Promise((resolve) => { setTimeout(resolve, ms); });
 
@@ -156,7 +151,7 @@ function mapField(path, name, schema, value) {
   function addRow(key, rowValue) {
     const keyInput = fixedKeys
       ? el("th", { scope: "row" }, words(key))
-      : el("td", {}, el("input", { value: key, size: 12, "aria-label": `${title}: line` }));
+      : el("td", {}, el("input", { value: key, size: 12, class: "line", "aria-label": `${title}: line` }));
     const inputs = columns.map((column) => {
       const kind = scalarKind(column ? entry.properties[column] : entry);
       const cellValue = column ? (rowValue || {})[column] : rowValue;
@@ -272,77 +267,12 @@ async function compute() {
 
 // --- showing a sheet -------------------------------------------------------------------------------
 
+/** The design's sheet beside the base's, with the design's rules for the odds sheet. */
 function showSheet(sheet) {
-  const baseWagers = Object.fromEntries((baseSheet ? baseSheet.wagers : []).map((w) => [w.name, w]));
-  const header = el("tr", {}, ["Wager", "House edge", "Base", "Change", "Element of risk",
-    "Hit frequency", "Std. dev."].map((text) => el("th", { scope: "col" }, text)));
-  const rows = sheet.wagers.map((wager) => {
-    const was = baseWagers[wager.name];
-    return el("tr", { "data-wager": wager.name },
-      el("th", { scope: "row" }, wager.title),
-      el("td", { class: "num edge", title: wager.house_edge_exact }, percent(wager.house_edge)),
-      el("td", { class: "num" }, was ? percent(was.house_edge) : "–"),
-      el("td", { class: "num change" }, was ? points(wager.house_edge - was.house_edge) : "new"),
-      el("td", { class: "num" }, percent(wager.element_of_risk)),
-      el("td", { class: "num" }, percent(wager.hit_frequency)),
-      el("td", { class: "num" }, wager.std_dev.toFixed(4)));
-  });
-  summary.replaceChildren(el("table", { class: "pays", id: "designer-sheet" },
-    el("caption", { class: "visually-hidden" }, "House edge of each wager, beside the base"),
-    el("thead", {}, header), el("tbody", {}, rows)));
-  const card = sheet.strategy_card;
-  cardBox.replaceChildren(card ? el("div", {},
-    el("ol", {}, card.lines.map((line) => el("li", {}, line))),
-    el("p", { class: "hint" }, `Played by the card: house edge ${percent(card.house_edge)}, ` +
-      `${percent(card.cost)} more than the optimal strategy's ${percent(card.optimal_house_edge)}.`))
-    : el("p", { class: "hint" }, "No strategy card for this game."));
-  returnsBox.replaceChildren(...sheet.wagers.map((wager) => el("details", {},
-    el("summary", {}, `${wager.title}: return table`),
-    el("div", { class: "scroll", tabindex: "0", role: "region", "aria-label": `${wager.title} return table` },
-      returnTable(wager)))));
-  oddsSheet(sheet);
-}
-
-function returnTable(wager) {
-  return el("table", { class: "pays" },
-    el("thead", {}, el("tr", {}, ["Outcome", "Net", "Count", "Probability", "Return"]
-      .map((text) => el("th", { scope: "col" }, text)))),
-    el("tbody", {}, wager.lines.map((line) => el("tr", {},
-      el("td", {}, line.label), el("td", { class: "num" }, line.net),
-      el("td", { class: "num" }, line.count.toLocaleString("en")),
-      el("td", { class: "num" }, line.probability.toFixed(10)),
-      el("td", { class: "num" }, line.contribution.toFixed(8))))));
-}
-
-function trueOdds(probability) {
-  if (probability <= 0) return "never";
-  if (probability >= 1) return "certain";
-  return `${((1 - probability) / probability).toLocaleString("en", { maximumFractionDigits: 2 })} to 1`;
-}
-
-/** The odds sheet as a regulator's file asks for it: the rules, then for each wager the
- * pays, the probability and true odds of each outcome, and the house advantage. */
-function oddsSheet(sheet) {
   const values = designValues();
   const rules = Object.entries(values).filter(([, value]) => value !== null && typeof value !== "object")
-    .map(([key, value]) => el("li", {}, `${titleOf(key, base.rules_schema.properties[key])}: ${value}`));
-  oddsBody.replaceChildren(
-    el("p", {}, el("strong", {}, sheet.name), ` (${sheet.rules}), fingerprint `,
-      el("code", { class: "hash" }, sheet.fingerprint)),
-    el("h3", {}, "Rules"), el("ul", {}, rules),
-    ...sheet.wagers.map((wager) => el("div", { class: "odds-wager" },
-      el("h3", {}, wager.title),
-      el("div", { class: "scroll", tabindex: "0", role: "region", "aria-label": `${wager.title} odds` },
-      el("table", { class: "pays" },
-        el("thead", {}, el("tr", {}, ["Outcome", "Pays (net, per unit)", "Probability", "True odds against"]
-          .map((text) => el("th", { scope: "col" }, text)))),
-        el("tbody", {}, wager.lines.map((line) => el("tr", {},
-          el("td", {}, line.label), el("td", { class: "num" }, line.net),
-          el("td", { class: "num" }, line.probability.toFixed(8)),
-          el("td", { class: "num" }, trueOdds(line.probability))))))),
-      el("p", {}, `House advantage ${percent(wager.house_edge)}; element of risk ` +
-        `${percent(wager.element_of_risk)}; hit frequency ${percent(wager.hit_frequency)}.`))),
-    el("p", { class: "hint" }, "Exact figures: every deal counted (feltlab analyze)."));
+    .map(([key, value]) => `${titleOf(key, base.rules_schema.properties[key])}: ${value}`);
+  drawSheet(sheet, baseSheet, rules);
 }
 
 // --- the base, protection, solving, download, print, publish --------------------------------------
@@ -422,6 +352,7 @@ document.getElementById("protection-form").addEventListener("submit", async (eve
   } catch (error) { say(out, error.message, true); }
 });
 
+wireFigures();
 document.getElementById("designer-reset").addEventListener("click", () => { buildForm(); schedule(); });
 baseSelect.addEventListener("change", loadBase);
 form.addEventListener("input", schedule);

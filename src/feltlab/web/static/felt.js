@@ -278,12 +278,18 @@ function narrate(round) {
   } else if (round.options.length) {
     const labels = decisionButtons().filter((button) => optionFor(button, round))
       .map((button) => button.getAttribute("aria-label"));
-    say(status, `Your decision: ${labels.join(", ")}.`);
+    say(status, `Choose: ${either(labels)}.`);
   } else if (round.phase === "wagers") {
     say(status, "Bets are in; waiting for the other players.");
   } else {
     say(status, `Waiting for seat ${round.to_act ?? "…"}.`);
   }
+}
+
+/** "A", "A or B", "A, B or C": the options open, one to be chosen. */
+function either(labels) {
+  return labels.length > 1 ? `${labels.slice(0, -1).join(", ")} or ${labels[labels.length - 1]}`
+    : labels.join("");
 }
 
 function dealName() { return state.table.shared ? "Place bets" : "Deal"; }
@@ -410,7 +416,7 @@ function renderProof() {
       el("dd", {}, el("code", { class: "hash", id: "next-commitment" }, state.table.next_commitment)));
   }
   if (!noRoundYet(round)) {
-    proof.append(el("dt", {}, `Round ${round.id}: commitment (SHA-256 of the seed)`),
+    proof.append(el("dt", {}, `Round ${round.number} (round id ${round.id}): commitment (SHA-256 of the seed)`),
       el("dd", {}, el("code", { class: "hash" }, round.commitment)));
     if (round.client_seeds) proof.append(...sharedSeeds(round));
     else if (round.client_seed) proof.append(el("dt", {}, "Your seed"), el("dd", {}, el("code", { class: "hash" }, round.client_seed)));
@@ -473,7 +479,7 @@ export async function lastRounds() {
   const rounds = (await api("GET", "/me/rounds?limit=30")).filter((round) => round.table === state.table.id);
   const list = document.getElementById("last-rounds");
   list.replaceChildren(...(rounds.length ? rounds.slice(0, 8).map((round) => el("li", {},
-    `Round ${round.id}: `, round.total === undefined ? `in play (${round.phase})`
+    `Round ${round.number}: `, round.total === undefined ? `in play (${round.phase})`
       : el("span", { class: resultClass(round.total) }, signed(round.total)),
     known(round.balance_after) ? ` · balance ${round.balance_after}` : ""))
     : [el("li", { class: "hint" }, "No rounds at this table yet.")]));

@@ -115,7 +115,7 @@ function recallSteps(recall) {
 function roundItem(round) {
   const card = ruleCards().find((item) => item.id === round.rules);
   const total = round.total;
-  const summary = el("summary", {}, `Round ${round.id} · ${card ? card.name : round.rules} · `,
+  const summary = el("summary", {}, `Round ${round.number} at table ${round.table} · ${card ? card.name : round.rules} · `,
     total === undefined ? el("span", {}, `unfinished (${round.phase})`)
       : el("span", { class: resultClass(total) }, signed(total)),
     round.balance_after !== undefined && round.balance_after !== null

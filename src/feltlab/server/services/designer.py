@@ -254,10 +254,16 @@ def warm_designer(rules_ids: list[str] | None = None,
     each one. The designer's pool runs it in each of its processes; ``feltlab warm``
     fills the disk caches with it (:mod:`feltlab.server.warmup`)."""
     chosen = list(registry.builtin_ids() if rules_ids is None else rules_ids)
+    solved: set[type] = set()
     for done, rules_id in enumerate(chosen, 1):
         rules = load_rules(rules_id)
-        with solving_afresh():  # solved, not read from the disk cache: warms the solvers
+        if type(rules) in solved:
             analyze(rules)
+        else:  # one rule set of each game solved, not read from the disk cache: that
+            # warms the game's solver for a design's first strategy-moving edit
+            solved.add(type(rules))
+            with solving_afresh():
+                analyze(rules)
         cases = [case for case in (_flashed_card(rules), Case(2)) if case is not None]
         deals = WARM_DEALS if default_deals(rules) > 0 else 0
         for case in cases:

@@ -41,9 +41,7 @@ def _nothing_loaded_after_the_warm_up(env: dict[str, str]) -> None:
     assert warm["rounds"] == 30
     assert warm["compiled"] == [], "compiled on a request's path after the warm-up"
     assert warm["added"] == [], "loaded on a request's path after the warm-up"
-    cold = _probe(env, "--cold")  # the control: the probe does see what a request loads
-    assert cold["added"], "the probe saw nothing load without a warm-up"
-    assert any(".games." in name for name in cold["added"])  # a game's kernels
+    assert warm["probe_sees"], "the probe does not see a function compiled"
 
 
 def test_nothing_compiles_or_loads_on_the_money_path_after_the_warm_up() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from feltlab.core.rules import builtin_ids, load_rules
+from feltlab.simulate.limits import most_workers
 from feltlab.simulate.runner import prepare, simulate
 
 ROUNDS = 1_000_000
@@ -61,6 +62,7 @@ def test_twenty_million_rounds_agree(rules_id: str) -> None:
     _agrees(rules_id, LONG_ROUNDS, seed=20)
 
 
+@pytest.mark.skipif(most_workers() < 2, reason="one core: the simulator takes one worker")
 def test_seed_reproduces_the_run_whatever_the_workers() -> None:
     setup = prepare(load_rules("nine-card-flush"), seats=3)
     one = simulate(setup, 300_000, seed=99, workers=1)

@@ -57,12 +57,12 @@ def test_publishing_a_player_favoured_design_asks_first(server: Server, desktop:
     page.get_by_label("Raise Multiples value", exact=True).nth(2).fill("2")  # lines 2..7
     page.wait_for_function(
         "() => document.querySelector('#designer-sheet tr[data-wager=\"ante\"] td.edge')"
-        ".textContent === '-6.9537%'", timeout=TIMEOUT)
+        ".textContent === '\u22126.9537%'", timeout=TIMEOUT)
     dialog = page.locator("#publish-dialog")
     page.get_by_role("button", name="Publish", exact=True).click()
     dialog.wait_for(state="visible", timeout=SLOW)
     ante = dialog.locator("tbody tr", has_text="ante")
-    assert ante.locator("td.num").text_content() == "-6.9537%" == shown_edge(page, "ante")
+    assert ante.locator("td.num").text_content() == "\u22126.9537%" == shown_edge(page, "ante")
     assert "favours the player" in (ante.text_content() or "")
     assert dialog.locator("tbody tr.flagged").count() == 1
     assert dialog.locator("tbody tr").count() == 3  # every wager's edge, the bonuses too

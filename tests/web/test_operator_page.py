@@ -223,8 +223,10 @@ def test_a_refused_stake_is_said_and_the_bet_goes_again(
                     "error": "INSUFFICIENT_FUNDS"}])
     button(page, "Ante").click()
     button(page, "Deal").click()
-    page.locator("#status.error", has_text="INSUFFICIENT_FUNDS").wait_for(timeout=TIMEOUT)
-    assert "balance is too low" in page.locator("#status").text_content()
+    # the page says the refusal at once, then in the player's words once it has read the
+    # table again: wait for those
+    page.locator("#status.error", has_text="balance is too low").wait_for(timeout=TIMEOUT)
+    assert "INSUFFICIENT_FUNDS" in page.locator("#status").text_content()
     shot(page, artifacts, "operator-page-stake-refused")
     assert "5 on Ante" in page.locator("#spot-ante-limits").text_content()  # still on
     assert button(page, "Deal").is_enabled()

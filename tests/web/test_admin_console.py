@@ -64,6 +64,17 @@ def _report(server: Server, admin: str) -> dict[str, Any]:
     return found
 
 
+def sign_in(page: Any, server: Server, admin: str) -> None:
+    """Sign ``admin`` in on the lobby and open the console."""
+    page.goto(server.base + "/")
+    page.get_by_label("Username").fill(admin)
+    page.get_by_label("Password").fill(PASSWORD)
+    page.get_by_role("button", name="Sign in", exact=True).click()
+    page.wait_for_selector("#who span", timeout=TIMEOUT)
+    page.goto(server.base + "/admin")
+    page.wait_for_selector("#console:not([hidden])", timeout=TIMEOUT)
+
+
 def _money(value: float) -> str:
     return f"{value:,.2f}"
 
@@ -90,13 +101,7 @@ def test_console_shows_the_pit(server: Server, desktop: Any, watch: Watch,
     player = _api_player(server, 12)
     admin = _admin(server)
     page = desktop.new_page()
-    page.goto(server.base + "/")
-    page.get_by_label("Username").fill(admin)
-    page.get_by_label("Password").fill(PASSWORD)
-    page.get_by_role("button", name="Sign in", exact=True).click()
-    page.wait_for_selector("#who span", timeout=TIMEOUT)
-    page.goto(server.base + "/admin")
-    page.wait_for_selector("#console:not([hidden])", timeout=TIMEOUT)
+    sign_in(page, server, admin)
     page.get_by_label("Report currency").select_option("practice")
     totals = _shown_report(page, server, admin)
     assert page.locator("#pit-win").text_content() == _money(totals["win"])

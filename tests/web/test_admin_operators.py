@@ -30,7 +30,7 @@ from server.test_outbox import new_round
 from server.wallet_process import SECRET, WalletProcess
 from web.axe import assert_axe_clean
 from web.conftest import Server, Watch
-from web.test_admin_console import PASSWORD, TIMEOUT, _admin
+from web.test_admin_console import PASSWORD, TIMEOUT, _admin, sign_in
 
 _ids = itertools.count(1)
 DOWN = "http://127.0.0.1:9"
@@ -99,16 +99,6 @@ def focused(page: Any) -> str:
     found: str = page.evaluate("() => document.activeElement.dataset.focus"
                                " || document.activeElement.id || document.activeElement.tagName")
     return found
-
-
-def sign_in(page: Any, server: Server, admin: str) -> None:
-    page.goto(server.base + "/")
-    page.get_by_label("Username").fill(admin)
-    page.get_by_label("Password").fill(PASSWORD)
-    page.get_by_role("button", name="Sign in", exact=True).click()
-    page.wait_for_selector("#who span", timeout=TIMEOUT)
-    page.goto(server.base + "/admin")
-    page.wait_for_selector("#console:not([hidden])", timeout=TIMEOUT)
 
 
 def test_operators_and_their_wallet_calls(server: Server, desktop: Any, phone: Any,

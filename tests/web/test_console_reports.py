@@ -14,7 +14,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from web.axe import assert_axe_clean
 from web.conftest import Server
-from web.test_admin_console import PASSWORD, _admin, _report
+from web.test_admin_console import PASSWORD, _admin, _report, sign_in
 from web.test_browser import TIMEOUT, shot
 from web.test_shared_table import open_shared_table
 
@@ -52,13 +52,7 @@ def test_the_report_counts_seats_beside_rounds(server: Server, desktop: Any,
     _shared_rounds(server, 2)
     admin = _admin(server)
     page = desktop.new_page()
-    page.goto(server.base + "/")
-    page.get_by_label("Username").fill(admin)
-    page.get_by_label("Password").fill(PASSWORD)
-    page.get_by_role("button", name="Sign in", exact=True).click()
-    page.wait_for_selector("#who span", timeout=TIMEOUT)
-    page.goto(server.base + "/admin")
-    page.wait_for_selector("#console:not([hidden])", timeout=TIMEOUT)
+    sign_in(page, server, admin)
     page.get_by_label("Report currency").select_option("practice")
     for _ in range(5):  # other tests' shared rounds may settle meanwhile: read both again
         page.get_by_role("button", name="Show report").click()

@@ -32,6 +32,8 @@ import time
 import tomllib
 from collections.abc import Sequence
 
+from bench_designer import to_toml  # the benchmarks' folder is the script's own
+
 FELTLAB = [sys.executable, "-m", "feltlab"]
 YARDSTICK = [sys.executable, "-c", "import typer, rich, pydantic"]
 HANDS = {
@@ -90,7 +92,7 @@ def edit_figures() -> None:
                     continue
                 edited = tomllib.loads(builtin_text(rules_id))
                 edited[field][line] = pay + 1
-                text = _toml(edited)
+                text = to_toml(edited)
                 parse_rules(text, "bench")
                 began = time.perf_counter()
                 sheet = designer.par_sheet(caller, text)
@@ -127,7 +129,7 @@ def fresh_edit_figures() -> None:
     for rules_id, (field, line) in FRESH_EDITS.items():
         data = tomllib.loads(builtin_text(rules_id))
         data[field][line] += 1
-        done = subprocess.run([sys.executable, "-c", FRESH_EDIT], input=_toml(data),
+        done = subprocess.run([sys.executable, "-c", FRESH_EDIT], input=to_toml(data),
                               capture_output=True, text=True, check=True)
         print(f"  {rules_id:24s} {field}.{line} -> {data[field][line]}: "
               f"{1000 * float(done.stdout.split()[-1]):6.0f} ms")
@@ -159,25 +161,6 @@ def trainer_figures() -> None:
             answer.raise_for_status()
             print(f"  {rules_id:24s} {1000 * (time.perf_counter() - began):6.0f} ms "
                   f"({time.perf_counter() - started:.1f} s after the start)")
-
-
-def _toml(data: dict[str, object]) -> str:
-    def value(item: object) -> str:
-        if isinstance(item, bool):
-            return "true" if item else "false"
-        if isinstance(item, list):
-            return "[" + ", ".join(value(each) for each in item) + "]"
-        if isinstance(item, dict):
-            return "{ " + ", ".join(f'"{k}" = {value(v)}' for k, v in item.items()) + " }"
-        if isinstance(item, str):
-            return '"' + item.replace("\\", "\\\\").replace('"', '\\"') + '"'
-        return str(item)
-
-    lines = [f"{key} = {value(item)}" for key, item in data.items() if not isinstance(item, dict)]
-    for name, table in data.items():
-        if isinstance(table, dict):
-            lines += ["", f"[{name}]", *(f'"{k}" = {value(v)}' for k, v in table.items())]
-    return "\n".join(lines) + "\n"
 
 
 def main() -> None:

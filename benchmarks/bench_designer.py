@@ -51,13 +51,14 @@ def to_toml(data: dict[str, Any]) -> str:
         if isinstance(item, list):
             return "[" + ", ".join(value(each) for each in item) + "]"
         if isinstance(item, dict):
-            return "{ " + ", ".join(f"{k} = {value(v)}" for k, v in item.items()) + " }"
+            return "{ " + ", ".join(f"{json.dumps(k)} = {value(v)}" for k, v in item.items()) + " }"
         return json.dumps(item)
 
     lines = [f"{k} = {value(v)}" for k, v in data.items() if not isinstance(v, dict)]
     for name, table in data.items():
         if isinstance(table, dict):
-            lines += ["", f"[{name}]", *(f"{k} = {value(v)}" for k, v in table.items())]
+            lines += ["", f"[{name}]", *(f"{json.dumps(k)} = {value(v)}"
+                                         for k, v in table.items())]
     return "\n".join(lines) + "\n"
 
 

@@ -14,15 +14,13 @@ from feltlab.core.cards import Card, full_deck, parse_cards
 from feltlab.core.engine import (
     Action,
     ActionError,
-    Bet,
     ChooseColour,
     Deal,
+    Decide,
     Fold,
     HandState,
     Phase,
     PlaceWager,
-    Play,
-    Raise,
     Reveal,
     Settle,
     action_from_json,
@@ -70,7 +68,7 @@ def new_hand(rules_id: str, deck: Sequence[Card] | None = None) -> HandState:
 def test_flush_round_matches_settle() -> None:
     state = play_all(new_hand("high-card-flush"), [
         PlaceWager(1, "ante", 10), PlaceWager(1, "flush", 5), PlaceWager(3, "ante", 4),
-        Deal(), Raise(1, 30), Fold(3), Reveal(), Settle()])
+        Deal(), Decide(1, "raise", 30), Fold(3), Reveal(), Settle()])
     assert state.phase is Phase.COMPLETE
     deck = full_deck()
     assert state.seats[1].cards == list(deck[:7]) and state.seats[3].cards == list(deck[7:14])
@@ -95,7 +93,7 @@ def test_nine_card_round_matches_settle() -> None:
     state = play_all(new_hand("nine-card-flush"), [
         PlaceWager(2, "all9", 10), ChooseColour(2, "black"), PlaceWager(2, "player6", 3),
         PlaceWager(5, "all9", 4), ChooseColour(5, "red"),
-        Deal(), Play(2), Fold(5), Reveal(), Settle()])
+        Deal(), Decide(2, "play"), Fold(5), Reveal(), Settle()])
     deck = full_deck()
     rules = load_rules("nine-card-flush")
     assert isinstance(rules, NineCardRules)
@@ -109,8 +107,8 @@ def test_nine_card_round_matches_settle() -> None:
 def test_holdem_round_matches_settle() -> None:
     state = play_all(new_hand("nh-holdem-stud"), [
         PlaceWager(1, "ante", 5), PlaceWager(1, "bonus3", 2), PlaceWager(2, "ante", 4),
-        Deal(), Bet(1, 5), Bet(2, 12), Reveal(), Bet(1, 15), Fold(2), Reveal(),
-        Bet(1, 10), Reveal(), Settle()])
+        Deal(), Decide(1, "bet", 5), Decide(2, "bet", 12), Reveal(), Decide(1, "bet", 15),
+        Fold(2), Reveal(), Decide(1, "bet", 10), Reveal(), Settle()])
     deck = full_deck()
     rules = load_rules("nh-holdem-stud")
     assert isinstance(rules, HoldemStudRules)
@@ -125,7 +123,7 @@ def test_holdem_round_matches_settle() -> None:
 def test_holdem_community_is_turned_one_card_at_a_time() -> None:
     state = play_all(new_hand("nh-holdem-stud"), [PlaceWager(1, "ante", 5), Deal()])
     assert state.visible_community == []
-    play_all(state, [Bet(1, 5), Reveal()])
+    play_all(state, [Decide(1, "bet", 5), Reveal()])
     assert len(state.visible_community) == 1
     assert state.legal_street_bets(1) == [5, 10, 15]
 
@@ -142,7 +140,7 @@ def test_legal_raises() -> None:
     only_fold = play_all(new_hand("nh-flush-poker", two + rest),
                          [PlaceWager(1, "ante", 5), Deal()])
     assert list(only_fold.legal_raises(1)) == []
-    assert_refused(only_fold, Raise(1, 5), "2-card flush may not raise")
+    assert_refused(only_fold, Decide(1, "raise", 5), "2-card flush may not raise")
     only_fold.apply(Fold(1))
 
 
@@ -159,12 +157,12 @@ def test_out_of_turn() -> None:
     assert_refused(state, Fold(2), "seat 2 is acting out of turn", "seat 1 acts next")
     state.apply(Fold(1))
     assert_refused(state, Fold(1), "seat 1 is acting out of turn")
-    assert_refused(state, Raise(3, 10), "seat 3 has no hand")
+    assert_refused(state, Decide(3, "raise", 10), "seat 3 has no hand")
 
 
 def test_wrong_phase() -> None:
     state = new_hand("high-card-flush")
-    assert_refused(state, Raise(1, 10), "raising is not allowed in the wagers phase")
+    assert_refused(state, Decide(1, "raise", 10), "a raise is not allowed in the wagers phase")
     assert_refused(state, Reveal(), "revealing")
     assert_refused(state, Settle(), "settling")
     assert_refused(state, Deal(), "no seat has placed the required ante")
@@ -172,10 +170,10 @@ def test_wrong_phase() -> None:
     assert_refused(state, PlaceWager(1, "flush", 5),
                    "placing a wager is not allowed in the decisions phase")
     assert_refused(state, Deal(), "dealing")
-    play_all(state, [Raise(1, 10), Fold(2)])
+    play_all(state, [Decide(1, "raise", 10), Fold(2)])
     assert_refused(state, Fold(1), "folding is not allowed in the reveal phase")
     play_all(state, [Reveal(), Settle()])
-    for action in (Settle(), Fold(1), Raise(1, 10), Reveal(), PlaceWager(1, "ante", 5)):
+    for action in (Settle(), Fold(1), Decide(1, "raise", 10), Reveal(), PlaceWager(1, "ante", 5)):
         assert_refused(state, action, "complete phase")
 
 
@@ -214,19 +212,20 @@ def test_unequal_bonuses_refused_in_nh() -> None:
 
 def test_wrong_game_actions() -> None:
     flush = dealt_flush_hand()
-    assert_refused(flush, Play(1), "has no Play wager")
-    assert_refused(flush, Bet(1, 10), "has no street bets")
-    assert_refused(flush, Raise(1, 0), "fold instead")
-    assert_refused(flush, Raise(1, 31), "above the maximum of 3x")  # 2s-8s: 7 cards
+    assert_refused(flush, Decide(1, "play"), "has no 'play' decision")
+    assert_refused(flush, Decide(1, "bet", 10), "has no 'bet' decision", "fold, raise")
+    assert_refused(flush, Decide(1, "raise", 0), "fold instead")
+    assert_refused(flush, Decide(1, "raise", 31), "above the maximum of 3x")  # 2s-8s: 7 cards
     assert_refused(new_hand("high-card-flush"), ChooseColour(1, "red"), "no colours")
     nine = play_all(new_hand("nine-card-flush"), [PlaceWager(1, "all9", 10)])
     assert_refused(nine, ChooseColour(1, "green"), "colour must be 'red' or 'black'")
     assert_refused(nine, Deal(), "seat 1 has not chosen red or black")
     play_all(nine, [ChooseColour(1, "red"), Deal()])
-    assert_refused(nine, Raise(1, 10), "has no raise")
+    assert_refused(nine, Decide(1, "raise", 10), "has no 'raise' decision")
+    assert_refused(nine, Decide(1, "play", 10), "action play takes no amount")
     stud = play_all(new_hand("nh-holdem-stud"), [PlaceWager(1, "ante", 5), Deal()])
-    assert_refused(stud, Bet(1, 7), "street3 bet of 7")
-    assert_refused(stud, Bet(1, 20), "not 1x to 3x")
+    assert_refused(stud, Decide(1, "bet", 7), "street3 bet of 7")
+    assert_refused(stud, Decide(1, "bet", 20), "not 1x to 3x")
     assert_refused(stud, Reveal(), "revealing is not allowed in the decisions phase")
 
 
@@ -260,8 +259,8 @@ def any_action(data: st.DataObject, state: HandState) -> Action:
     actions: list[Action] = [
         PlaceWager(seat, wager, data.draw(wager_amounts(rules, wager), "wager amount")),
         ChooseColour(seat, data.draw(st.sampled_from(["red", "black", "green"]))),
-        Deal(), Fold(seat), Raise(seat, amount), Play(seat), Bet(seat, amount), Reveal(),
-        Settle()]
+        Deal(), Fold(seat), Decide(seat, "raise", amount), Decide(seat, "play"),
+        Decide(seat, "bet", amount), Decide(seat, "pull_back"), Reveal(), Settle()]
     return data.draw(st.sampled_from(actions), "action")
 
 
@@ -302,11 +301,16 @@ _EMPTY = _Empty()
 
 
 def decisions(state: HandState, seat: int) -> list[Action]:
-    if isinstance(state.rules, FlushRules):
-        return [Fold(seat), *(Raise(seat, amount) for amount in state.legal_raises(seat))]
-    if isinstance(state.rules, NineCardRules):
-        return [Fold(seat), Play(seat)]
-    return [Fold(seat), *(Bet(seat, amount) for amount in state.legal_street_bets(seat))]
+    return state.choices(seat)
+
+
+def test_choices_are_the_legal_decisions() -> None:
+    flush = play_all(new_hand("high-card-flush"), [PlaceWager(1, "ante", 10), Deal()])
+    assert flush.choices(1) == [Fold(1), *(Decide(1, "raise", amount)
+                                           for amount in flush.legal_raises(1))]
+    nine = play_all(new_hand("nine-card-flush"), [
+        PlaceWager(1, "all9", 5), ChooseColour(1, "red"), Deal()])
+    assert nine.choices(1) == [Fold(1), Decide(1, "play")]
 
 
 def finish(state: HandState) -> Action | None:

@@ -34,18 +34,17 @@ from feltlab.cli.play import PlaySession, deck_source
 from feltlab.cli.rulescard import rules_card
 from feltlab.core import registry
 from feltlab.core.cards import full_deck
+from feltlab.core.decisions import DecisionKind
 from feltlab.core.engine import (
     Action,
     ActionError,
-    Bet,
     ChooseColour,
     Deal,
+    Decide,
     Fold,
     HandState,
     Phase,
     PlaceWager,
-    Play,
-    Raise,
     Reveal,
     Settle,
     action_from_json,
@@ -118,7 +117,9 @@ def test_family_has_every_facet(game: str) -> None:
     for facet, protocol in facets:
         missing = [name for name in _members(protocol) if not hasattr(facet, name)]
         assert not missing, f"{game}'s {protocol.__name__} lacks {missing}"
-    assert family.engine.decision in (Raise, Play, Bet)
+    assert family.decisions and all(isinstance(kind, DecisionKind) for kind in family.decisions)
+    assert len({kind.name for kind in family.decisions}) == len(family.decisions)
+    assert "fold" not in {kind.name for kind in family.decisions}
     assert {"rules", "wagers"} <= family.engine.payout_fields
     assert family.kernel.WAGERS[-1] == "total"
     play: Any = family.kernel.play  # inlined into the simulator's loops by the kernel factory
@@ -178,9 +179,7 @@ def _place_wagers(state: HandState, rng: random.Random, seat: int, main: bool) -
 def api_action(seat: int, option: dict[str, Any]) -> Action:
     """The engine's action for an API v1 decision (``{"action": "raise", "amount": 10}``)."""
     kind = option["action"]
-    if kind in ("fold", "play"):
-        return Fold(seat) if kind == "fold" else Play(seat)
-    return Raise(seat, option["amount"]) if kind == "raise" else Bet(seat, option["amount"])
+    return Fold(seat) if kind == "fold" else Decide(seat, kind, option.get("amount"))
 
 
 def _check_options(state: HandState, seat: int) -> None:

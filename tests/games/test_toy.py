@@ -25,11 +25,11 @@ from feltlab.core.cards import Card, full_deck, parse_cards
 from feltlab.core.engine import (
     ActionError,
     Deal,
+    Decide,
     Fold,
     HandState,
     Phase,
     PlaceWager,
-    Raise,
     Reveal,
     Settle,
 )
@@ -98,10 +98,10 @@ def test_engine_deals_and_settles(rules: ToyRules) -> None:
     assert hand.dealer_cards == list(parse_cards("7s"))
     assert hand.legal_amounts(1) == range(10, 11)
     with pytest.raises(ActionError, match=r"raises 1x the ante \(10\) only"):
-        hand.apply(Raise(1, 20))
+        hand.apply(Decide(1, "raise", 20))
     with pytest.raises(ActionError, match="out of turn"):
         hand.apply(Fold(2))
-    for action in (Raise(1, 10), Fold(2), Raise(3, 10)):
+    for action in (Decide(1, "raise", 10), Fold(2), Decide(3, "raise", 10)):
         hand.apply(action)
     assert hand.phase is Phase.REVEAL
     hand.apply(Reveal())

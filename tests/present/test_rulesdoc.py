@@ -12,7 +12,7 @@ import pytest
 
 from conftest import run_cli
 from feltlab.core.cards import full_deck
-from feltlab.core.engine import ChooseColour, Deal, Fold, HandState, PlaceWager, Play, Reveal
+from feltlab.core.engine import ChooseColour, Deal, Decide, Fold, HandState, PlaceWager, Reveal
 from feltlab.core.rules import builtin_ids, load_rules
 from feltlab.core.text import pays_text
 from feltlab.games.high_card_flush.words import PROCEDURE as FLUSH_PROCEDURE
@@ -104,7 +104,7 @@ def test_the_dealing_procedures_are_what_the_engine_deals() -> None:
         nine.apply(PlaceWager(seat, "all9", 1))
     nine.apply(Deal())
     assert nine.community == list(deck[0:3]) and nine.seats[1].cards == []
-    for action in (Fold(1), Play(2), Reveal()):
+    for action in (Fold(1), Decide(2, "play"), Reveal()):
         nine.apply(action)
     assert nine.seats[1].cards == list(deck[3:9]) and nine.seats[2].cards == list(deck[9:15])
     assert "3 community cards face up" in NINE_PROCEDURE[1]

@@ -8,7 +8,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from feltlab.core.cards import full_deck
-from feltlab.core.engine import ChooseColour, Deal, HandState, PlaceWager, Play, Reveal
+from feltlab.core.engine import ChooseColour, Deal, Decide, HandState, PlaceWager, Reveal
 from feltlab.core.payout import settle_request
 from feltlab.core.rules import builtin_ids, load_rules
 from feltlab.present.catalogue import rule_card
@@ -25,8 +25,8 @@ def test_deal_layout_matches_the_engine(rules_id: str) -> None:
             state.apply(ChooseColour(seat, "red"))
     state.apply(Deal())
     if rules.game == "nine-card-flush":
-        state.apply(Play(1))
-        state.apply(Play(2))
+        state.apply(Decide(1, "play"))
+        state.apply(Decide(2, "play"))
         state.apply(Reveal())
     deck, position = list(full_deck()), 0
     for part in rule_card(rules_id)["deal"]:

@@ -37,12 +37,12 @@ from typing import Any
 
 from feltlab.analysis.sheets import sheet_for
 from feltlab.core import registry
-from feltlab.core.engine import Action, Bet, Fold, HandState, Phase, Play, Raise, SeatState
+from feltlab.core.engine import Action, Decide, Fold, HandState, Phase, SeatState
 from feltlab.core.family import AdviceInputs, family_of
 from feltlab.core.model import OptionValue
 from feltlab.core.rules import Rules
 
-DECISIONS = (Fold, Raise, Play, Bet)
+DECISIONS = (Fold, Decide)
 
 
 @dataclass(frozen=True)
@@ -269,8 +269,8 @@ def _as_request(action: Action) -> dict[str, Any]:
     """A decision as API v1 names it (the form the words give the advisor's options)."""
     if isinstance(action, Fold):
         return {"action": "fold"}
-    if isinstance(action, Play):
-        return {"action": "play"}
-    assert isinstance(action, Raise | Bet)
-    return {"action": "raise" if isinstance(action, Raise) else "bet", "amount": action.amount}
+    assert isinstance(action, Decide)
+    if action.amount is None:
+        return {"action": action.kind}
+    return {"action": action.kind, "amount": action.amount}
 

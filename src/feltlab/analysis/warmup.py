@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from feltlab.analysis import advice_inputs, advise
 from feltlab.analysis.figures import seat_figures, wager_math
 from feltlab.core.cards import full_deck
-from feltlab.core.engine import ChooseColour, Deal, HandState, Phase, PlaceWager, Reveal, Settle
+from feltlab.core.engine import ChooseColour, Deal, HandState, PlaceWager
 from feltlab.core.family import family_of
 from feltlab.core.registry import builtin_ids
 from feltlab.core.rules import Rules, load_rules
@@ -61,18 +61,15 @@ def play_rounds(rules: Rules, seed: int = 0, rounds: int = ROUNDS) -> list[HandS
             for name, amount in _stakes(rules).items():
                 state.apply(PlaceWager(seat, name, amount))
         state.apply(Deal())
-        while state.phase is not Phase.COMPLETE:
-            if state.phase is Phase.DECISIONS:
-                acting = state.to_act
-                assert acting is not None
-                legal = list(state.legal_amounts(acting))
-                if not legal or index % 3 == 2:
-                    amount = 0
-                else:
-                    amount = legal[0] if acting == seats[0] else legal[-1]
-                state.apply(state.decision_action(acting, amount))
+        while (acting := state.to_act) is not None:
+            legal = list(state.legal_amounts(acting))
+            if not legal or index % 3 == 2:
+                amount = 0
             else:
-                state.apply(Reveal() if state.phase is Phase.REVEAL else Settle())
+                amount = legal[0] if acting == seats[0] else legal[-1]
+            state.apply(state.decision_action(acting, amount))
+            state.advance()
+        state.advance()
         played.append(state)
     return played
 

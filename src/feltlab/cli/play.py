@@ -46,18 +46,19 @@ from feltlab.cli.table_text import (
     outcome,
     signed,
 )
+from feltlab.core import registry
 from feltlab.core.cards import secure_shuffle
 from feltlab.core.engine import (
     Action,
     ActionError,
     ChooseColour,
     Deal,
+    Decide,
     Fold,
     HandState,
     Phase,
     PlaceWager,
     Reveal,
-    Settle,
 )
 from feltlab.core.family import Words, family_of, wager_title
 from feltlab.core.rules import Rules
@@ -148,11 +149,10 @@ class PlaySession:
         while state.phase is not Phase.COMPLETE:
             if state.phase is Phase.DECISIONS:
                 self._decide(state)
-            elif state.phase is Phase.REVEAL:
-                state.apply(Reveal())
-                self.show(self.words.reveal_view(state, self.seat_numbers, self._label))
-            else:
-                state.apply(Settle())
+            while (step := state.dealer_step()) is not None:  # the engine's own steps
+                state.apply(step)
+                if isinstance(step, Reveal):
+                    self.show(self.words.reveal_view(state, self.seat_numbers, self._label))
         self._show_settlement(state)
         if self.leaving:
             raise QuitSession
@@ -363,7 +363,9 @@ class PlaySession:
         left = self.bankroll - self.at_risk(state)
         if stake <= left:
             return None
-        return (f"a {self.words.decision_word(action)} of {stake:,} needs more than the "
+        kind = registry.decision_kind(action.kind) if isinstance(action, Decide) else None
+        word = kind.word if kind is not None else "stake"
+        return (f"a {word} of {stake:,} needs more than the "
                 f"{left:,} left in your bankroll after this hand's wagers")
 
     # --- what the player sees -------------------------------------------------------------

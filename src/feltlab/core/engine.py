@@ -16,7 +16,7 @@ order, as each game's procedure says.
 >>> from feltlab.core.cards import parse_cards, full_deck
 >>> from feltlab.core.rules import load_rules
 >>> hand = HandState(load_rules("high-card-flush"), full_deck())
->>> for action in (PlaceWager(1, "ante", 10), Deal(), Raise(1, 10), Reveal(), Settle()):
+>>> for action in (PlaceWager(1, "ante", 10), Deal(), Decide(1, "raise", 10), Reveal(), Settle()):
 ...     hand.apply(action)
 >>> hand.phase, hand.seats[1].settlement.total
 (<Phase.COMPLETE: 'complete'>, 20)
@@ -32,7 +32,9 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import TYPE_CHECKING, Any
 
+from feltlab.core import registry
 from feltlab.core.cards import Card, CardError, ensure_distinct
+from feltlab.core.decisions import FOLD_NAME, kind_named
 from feltlab.core.family import family_of
 from feltlab.core.rules import Rules
 from feltlab.core.settle import Settlement, WagerError, check_wagers
@@ -77,30 +79,20 @@ class Deal:
 
 @dataclass(frozen=True)
 class Fold:
-    seat: int
-
-
-@dataclass(frozen=True)
-class Raise:
-    """High Card Flush family: raise ``amount`` units."""
-
-    seat: int
-    amount: int
-
-
-@dataclass(frozen=True)
-class Play:
-    """9 Card Flush: bet Play, equal to the All 9 wager."""
+    """Give up the hand (every game's other choice): its wagers are lost."""
 
     seat: int
 
 
 @dataclass(frozen=True)
-class Bet:
-    """Hold'em Stud: the street bet, 1x to 3x the Ante."""
+class Decide:
+    """A decision of one of the game's own kinds (:attr:`GameFamily.decisions
+    <feltlab.core.family.GameFamily.decisions>`): ``Decide(1, "raise", 20)``,
+    ``Decide(1, "play")``. ``amount`` is given exactly when the kind takes one."""
 
     seat: int
-    amount: int
+    kind: str
+    amount: int | None = None
 
 
 @dataclass(frozen=True)
@@ -113,10 +105,9 @@ class Settle:
     """Settle every wager at the table."""
 
 
-Action = PlaceWager | ChooseColour | Deal | Fold | Raise | Play | Bet | Reveal | Settle
+Action = PlaceWager | ChooseColour | Deal | Fold | Decide | Reveal | Settle
 ACTION_TYPES: dict[str, type[Action]] = {
-    cls.__name__: cls for cls in (PlaceWager, ChooseColour, Deal, Fold, Raise, Play, Bet,
-                                  Reveal, Settle)
+    cls.__name__: cls for cls in (PlaceWager, ChooseColour, Deal, Fold, Decide, Reveal, Settle)
 }
 _CHECK: dict[type, str] = {cls: f"_verify_{name.lower()}" for name, cls in ACTION_TYPES.items()}
 _CARRY_OUT: dict[type, str] = {cls: f"_do_{name.lower()}" for name, cls in ACTION_TYPES.items()}
@@ -124,11 +115,21 @@ _CARRY_OUT: dict[type, str] = {cls: f"_do_{name.lower()}" for name, cls in ACTIO
 
 
 def action_to_json(action: Action) -> dict[str, object]:
-    """An action as a JSON-ready object (how a server stores a round's log).
+    """An action as a JSON-ready object (how a server stores a round's log). A decision
+    is written by its kind (``Raise``, ``Play``), as round logs have always had it.
 
-    >>> action_to_json(Raise(2, 30))
+    >>> action_to_json(Decide(2, "raise", 30))
     {'type': 'Raise', 'seat': 2, 'amount': 30}
+    >>> action_to_json(Decide(1, "play"))
+    {'type': 'Play', 'seat': 1}
     """
+    if isinstance(action, Decide):
+        kind = registry.decision_kind(action.kind)
+        written: dict[str, object] = {"type": kind.log_type if kind else action.kind,
+                                      "seat": action.seat}
+        if action.amount is not None:
+            written["amount"] = action.amount
+        return written
     return {"type": type(action).__name__, **vars(action)}
 
 
@@ -137,11 +138,23 @@ def action_from_json(data: object) -> Action:
 
     >>> action_from_json({"type": "PlaceWager", "seat": 1, "wager": "ante", "amount": 5})
     PlaceWager(seat=1, wager='ante', amount=5)
+    >>> action_from_json({"type": "Bet", "seat": 2, "amount": 10})
+    Decide(seat=2, kind='bet', amount=10)
     """
-    if not isinstance(data, dict) or data.get("type") not in ACTION_TYPES:
-        raise ActionError(f"not an action: {data!r}; types are {', '.join(ACTION_TYPES)}")
+    written = data.get("type") if isinstance(data, dict) else None
+    kind = registry.decision_logged(written) if isinstance(written, str) else None
+    if not isinstance(data, dict) or written == "Decide" or (
+            kind is None and written not in ACTION_TYPES):
+        known = [name for name in ACTION_TYPES if name != "Decide"]
+        known += [each.log_type for each in registry.decision_kinds()]
+        raise ActionError(f"not an action: {data!r}; types are {', '.join(known)}")
     fields = {key: value for key, value in data.items() if key != "type"}
     try:
+        if kind is not None:
+            if ("amount" in fields) != kind.takes_amount:
+                raise TypeError("an amount is needed" if kind.takes_amount
+                                else "it takes no amount")
+            return Decide(kind=kind.name, **fields)
         return ACTION_TYPES[data["type"]](**fields)
     except TypeError as error:
         raise ActionError(f"action {data['type']}: {error}") from error
@@ -154,17 +167,10 @@ class SeatState:
     wagers: dict[str, int] = field(default_factory=dict)
     colour: str | None = None
     cards: list[Card] = field(default_factory=list)
-    decisions: list[int] = field(default_factory=list)  # per decision: amount, 0 = fold
+    decisions: list[int] = field(default_factory=list)  # per decision: its stake, 0 for none
+    choices: list[str] = field(default_factory=list)  # per decision: its kind (or "fold")
     folded: bool = False
     settlement: Settlement | None = None
-
-
-NOT_THIS_GAME: dict[type[Action], str] = {
-    Raise: "has no raise; use the game's own decision",
-    Play: "has no Play wager",
-    Bet: "has no street bets",
-}
-"""How a decision of another game is refused."""
 
 
 class HandState:
@@ -309,20 +315,19 @@ class HandState:
     def _verify_fold(self, action: Fold) -> None:
         self._require_turn(action.seat, "folding")
 
-    def _verify_decision(self, action: Raise | Play | Bet, what: str) -> None:
-        self._require_turn(action.seat, what)
-        if not isinstance(action, self.steps.decision):
-            raise ActionError(f"{self.rules.id} {NOT_THIS_GAME[type(action)]}")
+    def _verify_decide(self, action: Decide) -> None:
+        kinds = family_of(self.rules).decisions
+        kind = kind_named(kinds, action.kind)
+        if kind is None:
+            offered = ", ".join(each.name for each in kinds)
+            raise ActionError(f"{self.rules.id} has no {action.kind!r} decision; its "
+                              f"decisions are fold, {offered}")
+        self._require_turn(action.seat, f"a {kind.word}")
+        if kind.takes_amount and action.amount is None:
+            raise ActionError(f"action {kind.name} needs an amount")
+        if not kind.takes_amount and action.amount is not None:
+            raise ActionError(f"action {kind.name} takes no amount")
         self.steps.check_decision(self, action.seat, action)
-
-    def _verify_raise(self, action: Raise) -> None:
-        self._verify_decision(action, "raising")
-
-    def _verify_play(self, action: Play) -> None:
-        self._verify_decision(action, "playing")
-
-    def _verify_bet(self, action: Bet) -> None:
-        self._verify_decision(action, "a street bet")
 
     def _verify_reveal(self, action: Reveal) -> None:
         self._require(Phase.REVEAL, "revealing")
@@ -357,23 +362,18 @@ class HandState:
         self.phase = Phase.DECISIONS
         self.after_decision()
 
-    def _decide(self, seat: int, amount: int) -> None:
+    def _decide(self, seat: int, kind: str, amount: int) -> None:
         state = self.seats[seat]
         state.decisions.append(amount)
-        state.folded = amount == 0
+        state.choices.append(kind)
+        state.folded = kind == FOLD_NAME
         self.after_decision()
 
     def _do_fold(self, action: Fold) -> None:
-        self._decide(action.seat, 0)
+        self._decide(action.seat, FOLD_NAME, 0)
 
-    def _do_raise(self, action: Raise) -> None:
-        self._decide(action.seat, self.stake_of(action))
-
-    def _do_play(self, action: Play) -> None:
-        self._decide(action.seat, self.stake_of(action))
-
-    def _do_bet(self, action: Bet) -> None:
-        self._decide(action.seat, self.stake_of(action))
+    def _do_decide(self, action: Decide) -> None:
+        self._decide(action.seat, action.kind, self.stake_of(action))
 
     def after_decision(self) -> None:
         """Go on to the reveal once nobody is left to decide."""
@@ -403,7 +403,7 @@ class HandState:
         """What an action puts on the table: a wager's amount, a decision's stake."""
         if isinstance(action, PlaceWager):
             return action.amount
-        if isinstance(action, Raise | Play | Bet):
+        if isinstance(action, Decide):
             return self.steps.stake(self, action.seat, action)
         return 0
 
@@ -414,27 +414,55 @@ class HandState:
         return self.steps.legal_amounts(self, seat)
 
     def legal_raises(self, seat: int) -> range:
-        """Raise amounts open to ``seat`` now (empty if it may only fold, or if the game
-        has no raise)."""
+        """Amounts open to ``seat``'s decision now when they are a range (a raise; empty
+        if it may only fold, or if the game's amounts are not a range)."""
         amounts = self.legal_amounts(seat)
-        if self.steps.decision is not Raise:
-            return range(0)
-        assert isinstance(amounts, range), "raises are a range of whole amounts"
-        return amounts
+        return amounts if isinstance(amounts, range) else range(0)
 
     def legal_street_bets(self, seat: int) -> list[int]:
-        """Street bets open to ``seat`` now (empty if the game has none)."""
+        """Amounts open to ``seat``'s decision now when they are a few (street bets)."""
         amounts = self.legal_amounts(seat)
-        return list(amounts) if self.steps.decision is Bet else []
+        return [] if isinstance(amounts, range) else list(amounts)
 
     def decision_action(self, seat: int, amount: int) -> Action:
-        """The game's decision at ``seat`` for a stake of ``amount`` (0: a fold)."""
+        """The game's main decision at ``seat`` for a stake of ``amount`` (0: a fold):
+        the first kind the family declares."""
         if amount == 0:
             return Fold(seat)
-        decision = self.steps.decision
-        if decision is Play:
-            return Play(seat)
-        return Raise(seat, amount) if decision is Raise else Bet(seat, amount)
+        kind = family_of(self.rules).decisions[0]
+        return Decide(seat, kind.name, amount if kind.takes_amount else None)
+
+    def choices(self, seat: int) -> list[Action]:
+        """Every decision open to ``seat`` now: a fold, then each kind the game offers at
+        each of its amounts (:meth:`~feltlab.core.family.EngineSteps.open_kinds`)."""
+        self._seated(seat)
+        found: list[Action] = [Fold(seat)]
+        for kind, amounts in self.steps.open_kinds(self, seat):
+            if kind.takes_amount:
+                found += [Decide(seat, kind.name, amount) for amount in amounts]
+            else:
+                found.append(Decide(seat, kind.name))
+        return found
+
+    # --- the dealer's automatic steps ----------------------------------------------------
+
+    def dealer_step(self) -> Action | None:
+        """The dealer's next action (a reveal, then the settlement), or ``None`` when a
+        player must act or the round is complete."""
+        if self.phase is Phase.REVEAL:
+            return Reveal()
+        if self.phase is Phase.SETTLE:
+            return Settle()
+        return None
+
+    def advance(self) -> list[Action]:
+        """Carry out the dealer's steps up to the next player's decision or the end (the
+        state owns its automatic steps); the actions taken, in order."""
+        taken: list[Action] = []
+        while (step := self.dealer_step()) is not None:
+            self.apply(step)
+            taken.append(step)
+        return taken
 
 
 def _check_partial(rules: Rules, wagers: dict[str, int]) -> None:
@@ -446,6 +474,6 @@ def _check_partial(rules: Rules, wagers: dict[str, int]) -> None:
     check_wagers(rules, {**wagers, **required})
 
 
-__all__ = ["ACTION_TYPES", "Action", "ActionError", "Bet", "ChooseColour", "Deal", "Fold",
-           "HandState", "Phase", "PlaceWager", "Play", "Raise", "Reveal", "SeatState", "Settle",
+__all__ = ["ACTION_TYPES", "Action", "ActionError", "ChooseColour", "Deal", "Decide", "Fold",
+           "HandState", "Phase", "PlaceWager", "Reveal", "SeatState", "Settle",
            "action_from_json", "action_to_json"]

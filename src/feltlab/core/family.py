@@ -37,7 +37,8 @@ from feltlab.core import registry
 
 if TYPE_CHECKING:
     from feltlab.core.cards import Card
-    from feltlab.core.engine import Action, HandState, SeatState
+    from feltlab.core.decisions import DecisionKind
+    from feltlab.core.engine import Action, Decide, HandState, SeatState
     from feltlab.core.model import Advice, ParSheet, Progress, WagerAnalysis
     from feltlab.core.protection import Case, CaseResult, Countermeasure, Leak, Signal
     from feltlab.core.rules import Rules
@@ -53,14 +54,6 @@ PayKey = int | str
 class EngineSteps(Protocol[R]):
     """What :class:`~feltlab.core.engine.HandState` asks of a game, and the payout
     calculator's form of a hand."""
-
-    @property
-    def decision(self) -> type[Action]:
-        """The action a hand plays on with: ``Raise`` (an amount from a range), ``Play``
-        (a stake the rules fix) or ``Bet`` (one of a few amounts); ``Fold`` is every
-        game's other choice. These are the decisions the engine's action log, API v1 and
-        the faces know: a game with another kind of decision adds it to
-        :mod:`feltlab.core.engine` first."""
 
     @property
     def colours(self) -> tuple[str, ...]:
@@ -79,15 +72,25 @@ class EngineSteps(Protocol[R]):
     def deal(self, state: HandState) -> None:
         """The first cards, from the top of the deck, when the wagers close."""
 
-    def check_decision(self, state: HandState, seat: int, action: Action) -> None:
-        """Refuse (``WagerError``) a decision of this game's kind the rules do not allow."""
+    def check_decision(self, state: HandState, seat: int, action: Decide) -> None:
+        """Refuse (``WagerError``) a decision of one of this game's kinds (the engine
+        checked the kind and whether it has an amount) that the rules do not allow now."""
 
-    def stake(self, state: HandState, seat: int, action: Action) -> int:
-        """What a decision puts on the table (0 for a fold)."""
+    def stake(self, state: HandState, seat: int, action: Decide) -> int:
+        """What a decision puts on the table (0 for one that puts nothing)."""
 
     def legal_amounts(self, state: HandState, seat: int) -> Sequence[int]:
-        """The stakes the decision may take now, smallest first (empty: fold only); a
-        game that raises gives a ``range`` (a raise may be any amount of it)."""
+        """The stakes the game's main decision (its first kind) may take now, smallest
+        first (empty: fold only); a game that raises gives a ``range`` (a raise may be any
+        amount of it)."""
+
+    def open_kinds(self, state: HandState, seat: int
+                   ) -> list[tuple[DecisionKind, Sequence[int]]]:
+        """Each decision kind open to ``seat`` now besides a fold, with its legal amounts
+        (ignored for a kind without an amount). By default: the game's main kind, while
+        :meth:`legal_amounts` has any."""
+        amounts = self.legal_amounts(state, seat)
+        return [(family_of(state.rules).decisions[0], amounts)] if amounts else []
 
     def reveal(self, state: HandState) -> None:
         """The dealer's next reveal; moves the state to its next phase."""
@@ -270,7 +273,8 @@ class Words(Protocol[R]):
 
     def hand_view(self, rules: R, player: Sequence[Card], dealer: Sequence[Card],
                   community: Sequence[Card], colour: str | None) -> dict[str, Any]:
-        """The cards a round shows laid out for a page, bonus hands named apart."""
+        """The cards a round shows laid out for a page, bonus hands named apart; a
+        ``headline`` in place of the player's hand's words under its cards, if given."""
 
     def settled_on(self, rules: R, details: Mapping[str, Any], wager: str, folded: bool,
                    brief: bool = False) -> str:
@@ -330,9 +334,6 @@ class Words(Protocol[R]):
                        payable: Sequence[int]) -> Action | None:
         """The decision typed (not a fold), or ``None`` if the answer is not one."""
 
-    def decision_word(self, action: Action) -> str:
-        """What a decision's stake is called in a refusal (``raise``, ``bet``, ``Play``)."""
-
 
 @dataclass(frozen=True)
 class AdviceInputs:
@@ -385,6 +386,11 @@ class GameFamily(Protocol):
     @property
     def strategy_keys(self) -> frozenset[str]:
         """Top-level keys that tell this game's strategy files from other games'."""
+
+    @property
+    def decisions(self) -> tuple[DecisionKind, ...]:
+        """The game's decision kinds besides a fold, its main one first (the one a
+        stake-only choice such as the strategy's amount stands for)."""
 
     @property
     def engine(self) -> EngineSteps[Any]: ...

@@ -23,6 +23,7 @@ from importlib.resources.abc import Traversable
 from typing import TYPE_CHECKING, Final, Protocol
 
 if TYPE_CHECKING:
+    from feltlab.core.decisions import DecisionKind
     from feltlab.core.family import GameFamily
 
 ENTRY_POINT_GROUP: Final = "feltlab.games"
@@ -66,6 +67,7 @@ def unregister(game: str) -> None:
 def _forget() -> None:
     _by_game.cache_clear()
     _rule_sets.cache_clear()
+    _kinds.cache_clear()
 
 
 @cache
@@ -77,6 +79,36 @@ def _by_game() -> dict[str, GameFamily]:
 def families() -> list[GameFamily]:
     """Every family, in their order for documents and lists."""
     return list(_by_game().values())
+
+
+@cache
+def _kinds() -> dict[str, DecisionKind]:
+    found: dict[str, DecisionKind] = {}
+    for each in families():
+        for kind in each.decisions:
+            known = found.setdefault(kind.name, kind)
+            if known != kind:
+                raise RegistryError(f"two families declare the decision {kind.name!r} "
+                                    f"differently: {known} and {kind}")
+    return found
+
+
+def decision_kinds() -> tuple[DecisionKind, ...]:
+    """Every installed family's decision kinds (a kind two games share, once)."""
+    return tuple(_kinds().values())
+
+
+def decision_kind(name: str) -> DecisionKind | None:
+    """The decision kind called ``name`` in any installed family, or ``None``."""
+    return _kinds().get(name)
+
+
+def decision_logged(log_type: str) -> DecisionKind | None:
+    """The decision kind whose action-log ``type`` is ``log_type``, or ``None``."""
+    for kind in _kinds().values():
+        if kind.log_type == log_type:
+            return kind
+    return None
 
 
 def game_names() -> tuple[str, ...]:

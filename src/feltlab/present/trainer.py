@@ -22,9 +22,8 @@ from feltlab.core.engine import (
     HandState,
     Phase,
     PlaceWager,
-    Reveal,
-    Settle,
 )
+from feltlab.core.decisions import FOLD_NAME
 from feltlab.core.family import family_of, wager_title
 from feltlab.core.model import Advice
 from feltlab.core.payout import settle_request
@@ -156,17 +155,27 @@ def finished_hand(rules: Rules) -> HandState:
     state = HandState(rules, secure_shuffle())
     for action in [*_wager_actions(rules), Deal()]:
         state.apply(action)
-    while state.phase is not Phase.COMPLETE:
-        if state.phase is Phase.DECISIONS:
-            state.apply(_decision(state))
-        else:
-            state.apply(Reveal() if state.phase is Phase.REVEAL else Settle())
+    state.advance()
+    while state.phase is Phase.DECISIONS:
+        state.apply(_decision(state))
+        state.advance()
     return state
 
 
 def payout_request(state: HandState) -> dict[str, Any]:
     """The finished hand as a ``feltlab payout`` request (the calculator's field names)."""
     return state.steps.payout_request(state, 1)
+
+
+def decisions_said(state: HandState, seat: int) -> str:
+    """A seat's decisions in words, in order, by the game's labels (``Raise 20``;
+    ``Bet 10, Bet 5, Fold``)."""
+    kinds = {kind.name: kind for kind in family_of(state.rules).decisions}
+    hand = state.seats[seat]
+    said = [FOLD_NAME.capitalize() if choice == FOLD_NAME
+            else f"{kinds[choice].label} {amount:,}" if amount else kinds[choice].label
+            for choice, amount in zip(hand.choices, hand.decisions, strict=True)]
+    return ", ".join(said) or "none"
 
 
 def dealer_round(rules_id: str) -> dict[str, Any]:
@@ -178,7 +187,7 @@ def dealer_round(rules_id: str) -> dict[str, Any]:
     settlement = state.seats[1].settlement
     assert settlement is not None
     stakes = family_of(rules).engine.request_stakes(request)
-    return {"rules": rules.id, "request": request,
+    return {"rules": rules.id, "request": request, "decided": decisions_said(state, 1),
             "to_settle": [{"wager": name, "title": wager_title(name), "stake": stakes[name]}
                           for name in settlement.results]}
 

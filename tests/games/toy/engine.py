@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from feltlab.core.cards import format_cards
-from feltlab.core.engine import Action, ActionError, HandState, Phase, Raise, SeatState
+from feltlab.core.engine import ActionError, Decide, HandState, Phase, SeatState
 from feltlab.core.family import EngineSteps
 from feltlab.core.payout import request_cards
 from feltlab.core.settle import Settlement
@@ -24,7 +24,6 @@ def toy_rules(state: HandState) -> ToyRules:
 
 
 class ToySteps(EngineSteps[ToyRules]):
-    decision = Raise
     colours: tuple[str, ...] = ()
     payout_fields = frozenset({"rules", "wagers", "player", "dealer", "raise"})
 
@@ -39,14 +38,14 @@ class ToySteps(EngineSteps[ToyRules]):
             state.seats[seat].cards = state.draw(1)
         state.dealer_cards = state.draw(1)
 
-    def check_decision(self, state: HandState, seat: int, action: Action) -> None:
-        assert isinstance(action, Raise)
+    def check_decision(self, state: HandState, seat: int, action: Decide) -> None:
+        assert action.amount is not None
         if action.amount == 0:
             raise ActionError("a raise of 0 is not a raise; fold instead")
         check_raise(toy_rules(state), state.seats[seat].wagers["ante"], action.amount)
 
-    def stake(self, state: HandState, seat: int, action: Action) -> int:
-        assert isinstance(action, Raise)
+    def stake(self, state: HandState, seat: int, action: Decide) -> int:
+        assert action.amount is not None
         return action.amount
 
     def legal_amounts(self, state: HandState, seat: int) -> range:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from feltlab.core.decisions import DecisionKind
 from feltlab.core.family import GameFamily, PackagedFamily
 
 from .rules import TITLES, ToyRules
@@ -23,6 +24,7 @@ class ToyHighCard(PackagedFamily):
     rules_model = ToyRules
     wager_titles = TITLES
     strategy_keys = frozenset({"raise_from"})
+    decisions = (DecisionKind("raise", "Raise", takes_amount=True),)
 
 
 assert __package__, "the toy family is a package: tests/games/toy"

@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 
 from feltlab.core.cards import RANKS, Card, format_cards
-from feltlab.core.engine import Action, HandState, Raise
+from feltlab.core.engine import Action, Decide, HandState
 from feltlab.core.family import TableView, Words
 from feltlab.core.text import bullets, numbered, parse_amount
 from feltlab.core.views import CardRun, Line, cards_json
@@ -173,12 +173,10 @@ class ToyWords(Words[ToyRules]):
     def parse_decision(self, state: HandState, seat: int, answer: str,
                        payable: Sequence[int]) -> Action | None:
         if answer in ("r", "raise"):
-            return Raise(seat, state.legal_amounts(seat)[0])
+            return Decide(seat, "raise", state.legal_amounts(seat)[0])
         amount = parse_amount(answer, state.seats[seat].wagers["ante"])
-        return None if amount is None else Raise(seat, amount)
+        return None if amount is None else Decide(seat, "raise", amount)
 
-    def decision_word(self, action: Action) -> str:
-        return "raise"
 
 
 words = ToyWords()

@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from feltlab.core.cards import format_cards
-from feltlab.core.engine import Action, ActionError, HandState, Phase, Raise, SeatState
+from feltlab.core.engine import ActionError, Decide, HandState, Phase, SeatState
 from feltlab.core.evaluators import best_flush
 from feltlab.core.family import EngineSteps
 from feltlab.core.payout import request_cards
@@ -36,7 +36,6 @@ def _rules(state: HandState) -> FlushRules:
 
 
 class FlushSteps(EngineSteps[FlushRules]):
-    decision = Raise
     colours: tuple[str, ...] = ()
     payout_fields = frozenset({"rules", "wagers", "player", "dealer", "raise"})
 
@@ -51,15 +50,15 @@ class FlushSteps(EngineSteps[FlushRules]):
             state.seats[seat].cards = state.draw(HAND)
         state.dealer_cards = state.draw(HAND)
 
-    def check_decision(self, state: HandState, seat: int, action: Action) -> None:
-        assert isinstance(action, Raise)
+    def check_decision(self, state: HandState, seat: int, action: Decide) -> None:
+        assert action.amount is not None
         if action.amount == 0:
             raise ActionError("a raise of 0 is not a raise; fold instead")
         hand = state.seats[seat]
         check_raise(_rules(state), hand.cards, hand.wagers["ante"], action.amount)
 
-    def stake(self, state: HandState, seat: int, action: Action) -> int:
-        assert isinstance(action, Raise)
+    def stake(self, state: HandState, seat: int, action: Decide) -> int:
+        assert action.amount is not None
         return action.amount
 
     def legal_amounts(self, state: HandState, seat: int) -> range:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from feltlab.core.decisions import DecisionKind
 from feltlab.core.family import GameFamily, PackagedFamily
 from feltlab.games.high_card_flush.rules import TITLES, FlushRules
 
@@ -22,6 +23,7 @@ class HighCardFlush(PackagedFamily):
     rules_model = FlushRules
     wager_titles = TITLES
     strategy_keys = frozenset({"rule", "default"})
+    decisions = (DecisionKind("raise", "Raise", takes_amount=True),)
 
 
 family: GameFamily = HighCardFlush("feltlab.games.high_card_flush")

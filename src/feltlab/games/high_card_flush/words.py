@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 
 from feltlab.core.cards import Card, format_cards, parse_cards
-from feltlab.core.engine import Action, HandState, Raise
+from feltlab.core.engine import Action, Decide, HandState
 from feltlab.core.evaluators import best_flush, longest_straight_flush
 from feltlab.core.family import TableView, Words
 from feltlab.core.text import (
@@ -333,12 +333,10 @@ class FlushWords(Words[FlushRules]):
         ante = state.seats[seat].wagers["ante"]
         if answer in ("r", "raise"):
             raises = payable or state.legal_raises(seat)
-            return Raise(seat, raises[0] if raises else ante)
+            return Decide(seat, "raise", raises[0] if raises else ante)
         amount = parse_amount(answer, ante)
-        return None if amount is None else Raise(seat, amount)
+        return None if amount is None else Decide(seat, "raise", amount)
 
-    def decision_word(self, action: Action) -> str:
-        return "raise"
 
 
 words = FlushWords()

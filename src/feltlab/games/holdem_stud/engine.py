@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from feltlab.core.cards import format_cards
-from feltlab.core.engine import Action, Bet, HandState, Phase, SeatState
+from feltlab.core.engine import Decide, HandState, Phase, SeatState
 from feltlab.core.family import EngineSteps
 from feltlab.core.payout import RequestError, request_cards
 from feltlab.core.settle import Settlement
@@ -27,7 +27,6 @@ def _rules(state: HandState) -> HoldemStudRules:
 
 
 class StudSteps(EngineSteps[HoldemStudRules]):
-    decision = Bet
     colours: tuple[str, ...] = ()
     payout_fields = frozenset({"rules", "wagers", "player", "community", "streets"})
 
@@ -42,13 +41,13 @@ class StudSteps(EngineSteps[HoldemStudRules]):
             state.seats[seat].cards = state.draw(HOLE)
         state.community = state.draw(COMMUNITY)
 
-    def check_decision(self, state: HandState, seat: int, action: Action) -> None:
-        assert isinstance(action, Bet)
+    def check_decision(self, state: HandState, seat: int, action: Decide) -> None:
+        assert action.amount is not None
         check_street_bet(_rules(state), state.seats[seat].wagers["ante"], state.street,
                          action.amount)
 
-    def stake(self, state: HandState, seat: int, action: Action) -> int:
-        assert isinstance(action, Bet)
+    def stake(self, state: HandState, seat: int, action: Decide) -> int:
+        assert action.amount is not None
         return action.amount
 
     def legal_amounts(self, state: HandState, seat: int) -> list[int]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from feltlab.core.decisions import DecisionKind
 from feltlab.core.family import GameFamily, PackagedFamily
 from feltlab.games.holdem_stud.rules import TITLES, HoldemStudRules
 
@@ -22,6 +23,7 @@ class HoldemStud(PackagedFamily):
     rules_model = HoldemStudRules
     wager_titles = TITLES
     strategy_keys = frozenset({"street3", "street4", "street5"})
+    decisions = (DecisionKind("bet", "Bet", takes_amount=True),)
 
 
 family: GameFamily = HoldemStud("feltlab.games.holdem_stud")

@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 
 from feltlab.core.cards import Card, format_cards
-from feltlab.core.engine import Action, Bet, HandState
+from feltlab.core.engine import Action, Decide, HandState
 from feltlab.core.evaluators import PokerHand, ThreeCardHand, poker_hand, three_card_hand
 from feltlab.core.family import TableView, Words
 from feltlab.core.text import either, markdown_table, named_rows, numbered, parse_amount, pays_text
@@ -244,12 +244,10 @@ class StudWords(Words[HoldemStudRules]):
                        payable: Sequence[int]) -> Action | None:
         ante = state.seats[seat].wagers["ante"]
         if answer in ("b", "bet"):
-            return Bet(seat, ante)
+            return Decide(seat, "bet", ante)
         amount = parse_amount(answer, ante)
-        return None if amount is None else Bet(seat, amount)
+        return None if amount is None else Decide(seat, "bet", amount)
 
-    def decision_word(self, action: Action) -> str:
-        return "bet"
 
 
 words = StudWords()

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from feltlab.core.cards import format_cards
-from feltlab.core.engine import Action, ActionError, HandState, Phase, Play, SeatState
+from feltlab.core.engine import ActionError, Decide, HandState, Phase, SeatState
 from feltlab.core.family import EngineSteps
 from feltlab.core.payout import RequestError, request_cards
 from feltlab.core.settle import Settlement
@@ -27,7 +27,6 @@ def _rules(state: HandState) -> NineCardRules:
 
 
 class NineSteps(EngineSteps[NineCardRules]):
-    decision = Play
     colours = COLOURS
     payout_fields = frozenset({"rules", "wagers", "colour", "community", "player", "play"})
 
@@ -42,10 +41,10 @@ class NineSteps(EngineSteps[NineCardRules]):
         state.community = state.draw(COMMUNITY)
         state.revealed = COMMUNITY
 
-    def check_decision(self, state: HandState, seat: int, action: Action) -> None:
+    def check_decision(self, state: HandState, seat: int, action: Decide) -> None:
         return None
 
-    def stake(self, state: HandState, seat: int, action: Action) -> int:
+    def stake(self, state: HandState, seat: int, action: Decide) -> int:
         return state.seats[seat].wagers["all9"]
 
     def legal_amounts(self, state: HandState, seat: int) -> list[int]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from feltlab.core.decisions import DecisionKind
 from feltlab.core.family import GameFamily, PackagedFamily
 from feltlab.games.nine_card_flush.rules import TITLES, NineCardRules
 
@@ -22,6 +23,7 @@ class NineCardFlush(PackagedFamily):
     rules_model = NineCardRules
     wager_titles = TITLES
     strategy_keys = frozenset({"play_when"})
+    decisions = (DecisionKind("play", "Play", noun="Play"),)
 
 
 family: GameFamily = NineCardFlush("feltlab.games.nine_card_flush")

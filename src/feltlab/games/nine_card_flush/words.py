@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 
 from feltlab.core.cards import Card, format_cards
-from feltlab.core.engine import Action, HandState, Play
+from feltlab.core.engine import Action, Decide, HandState
 from feltlab.core.evaluators import colour_flush_count, colour_suit
 from feltlab.core.family import TableView, Words
 from feltlab.core.text import count_rows, count_table_markdown, numbered, plural
@@ -124,6 +124,8 @@ class NineWords(Words[NineCardRules]):
                                   "text": view["player"]["describe"]})
             if community:
                 view["nine"] = _colour_hand([*community, *player], colour)
+                # the line under the player's cards names the All 9 hand (each hand once)
+                view["headline"] = f"All 9: {view['nine']['describe']}"
         return view
 
     def settled_on(self, rules: NineCardRules, details: Mapping[str, Any], wager: str,
@@ -205,10 +207,8 @@ class NineWords(Words[NineCardRules]):
 
     def parse_decision(self, state: HandState, seat: int, answer: str,
                        payable: Sequence[int]) -> Action | None:
-        return Play(seat) if answer in ("play", "b", "bet") else None
+        return Decide(seat, "play") if answer in ("play", "b", "bet") else None
 
-    def decision_word(self, action: Action) -> str:
-        return "Play"
 
 
 words = NineWords()

@@ -126,6 +126,8 @@ class DealerRound(Answer):
     rules: str
     request: dict[str, Any]
     """The round as a ``feltlab payout`` request, without its results."""
+    decided: str
+    """The player's decisions in words, by the game's labels (``Raise 20``)."""
     to_settle: list[WagerToSettle]
 
 

@@ -8,11 +8,13 @@ with no fraction); ``10.5``, ``"10"`` and ``true`` are refused."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from fastapi import Path
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StringConstraints
 
+from feltlab.core import registry
+from feltlab.core.decisions import FOLD_NAME
 from feltlab.core.rules import RULES_ID_PATTERN
 from feltlab.server.auth import MAX_PASSWORD, MIN_PASSWORD, USERNAME_PATTERN
 from feltlab.server.fairness import CLIENT_SEED_PATTERN
@@ -85,8 +87,26 @@ class RoundRequest(Strict):
         pattern=f"^{CLIENT_SEED_PATTERN.pattern}$")] | None = None
 
 
+def _decision_names() -> tuple[str, ...]:
+    """Fold and every installed family's decision kinds, read at start-up."""
+    return (FOLD_NAME, *(kind.name for kind in registry.decision_kinds()))
+
+
+def _decision_help() -> str:
+    kinds = [f"`{kind.name}` ({kind.label}{', with an amount' if kind.takes_amount else ''})"
+             for kind in registry.decision_kinds()]
+    return ("A decision of the round's game: `fold`, or one of the installed games' kinds: "
+            + ", ".join(kinds) + ". A kind this table's game lacks is a 409.")
+
+
+if TYPE_CHECKING:
+    DecisionName = str
+else:  # the installed games' kinds, not a list written here
+    DecisionName = Literal[_decision_names()]
+
+
 class ActionRequest(Strict):
-    action: Literal["fold", "raise", "play", "bet"]
+    action: Annotated[DecisionName, Field(description=_decision_help())]
     amount: Amount | None = None
 
 

@@ -17,20 +17,17 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from functools import cached_property
 
+from feltlab.core.decisions import FOLD_NAME, kind_named
 from feltlab.core.engine import (
     Action,
     ActionError,
-    Bet,
     ChooseColour,
     Deal,
+    Decide,
     Fold,
     HandState,
     Phase,
     PlaceWager,
-    Play,
-    Raise,
-    Reveal,
-    Settle,
     action_to_json,
 )
 from feltlab.core.family import family_of
@@ -214,7 +211,7 @@ def checked_decision(loaded: LoadedRound, user_id: int, kind: str, amount: int |
                        f"{state.phase.value} phase")
     if state.to_act != seat.seat:
         raise Conflict(f"it is not your turn: seat {state.to_act} acts next")
-    action = action_for(seat.seat, kind, amount)
+    action = action_for(loaded.rules, seat.seat, kind, amount)
     try:
         state.verify(action)
     except ActionError as error:
@@ -254,19 +251,19 @@ def wager_actions(rules: Rules, seat: int, wagers: dict[str, int], colour: str |
     return actions
 
 
-def action_for(seat: int, kind: str, amount: int | None) -> Action:
-    """The engine action a request's ``{"action": ..., "amount": ...}`` names."""
-    needs_amount = kind in ("raise", "bet")
-    if needs_amount and amount is None:
-        raise Refused(f"action {kind} needs an amount")
-    if not needs_amount and amount is not None:
-        raise Refused(f"action {kind} takes no amount")
-    if kind == "fold":
+def action_for(rules: Rules, seat: int, kind: str, amount: int | None) -> Action:
+    """The engine action a request's ``{"action": ..., "amount": ...}`` names: a kind
+    this game lacks is a conflict (another game's table takes it), an amount the kind
+    does not take is refused."""
+    if kind == FOLD_NAME:
+        if amount is not None:
+            raise Refused("action fold takes no amount")
         return Fold(seat)
-    if kind == "play":
-        return Play(seat)
-    assert amount is not None
-    return Raise(seat, amount) if kind == "raise" else Bet(seat, amount)
+    decisions = family_of(rules).decisions
+    if kind_named(decisions, kind) is None:
+        raise Conflict(f"{rules.id} has no {kind!r} decision; its decisions are fold, "
+                       + ", ".join(each.name for each in decisions))
+    return Decide(seat, kind, amount)
 
 
 def run_actions(state: HandState, actions: list[Action]) -> None:
@@ -274,20 +271,9 @@ def run_actions(state: HandState, actions: list[Action]) -> None:
     try:
         for action in actions:
             state.apply(action)
-        while (step := dealer_step(state)) is not None:
-            state.apply(step)
+        state.advance()
     except ActionError as error:
         raise Refused(str(error)) from None
-
-
-def dealer_step(state: HandState) -> Action | None:
-    """The dealer's next action (a reveal, then the settlement), or None when a player
-    must decide or the round is complete."""
-    if state.phase is Phase.REVEAL:
-        return Reveal()
-    if state.phase is Phase.SETTLE:
-        return Settle()
-    return None
 
 
 def _deal(loaded: LoadedRound) -> None:

@@ -25,11 +25,7 @@ function showRound(drill) {
   for (const [name, label] of [["player", "Player's cards"], ["dealer", "Dealer's cards"], ["community", "Community cards"]]) {
     if (request[name]) parts.push(el("h3", {}, label), cardsNode(splitCards(request[name]).map((text) => ({ text })), label));
   }
-  const decisions = [];
-  if ("raise" in request) decisions.push(request.raise ? `raised ${request.raise}` : "folded");
-  if ("play" in request) decisions.push(request.play ? `played (Play ${request.wagers.all9})` : "folded");
-  if ("streets" in request) decisions.push(request.streets.length ? `street bets ${request.streets.join(", ")}` : "folded at once");
-  if (request.streets && request.streets.length && request.streets.length < 3) decisions.push(`folded at street ${request.streets.length + 3}`);
+  const decisions = [drill.decided];
   if (request.colour) decisions.push(`colour ${request.colour}`);
   parts.push(el("p", {}, "Wagers: ", Object.entries(request.wagers).map(([name, amount]) =>
     `${card.titles[name] || name} ${amount}`).join(", "), ". Decision: ", decisions.join("; "), "."));

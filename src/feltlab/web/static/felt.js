@@ -331,10 +331,9 @@ function renderHands() {
   }
   document.getElementById("player-cards").replaceChildren(view.player
     ? cardsNode(view.player.cards, "Your cards") : slots(layoutCount("player"), "Your cards"));
-  // 9 Card Flush: once the nine cards are known, the line names the All 9 hand (the
-  // player's six, when bet on, has its Player 6 badge below), each hand said once.
-  document.getElementById("player-desc").textContent = view.nine ? `All 9: ${view.nine.describe}`
-    : view.player ? view.player.describe : "";
+  // A game may name another hand than the player's own under the cards (its headline).
+  document.getElementById("player-desc").textContent = view.headline
+    || (view.player ? view.player.describe : "");
   // Only the bonuses the player bet: the others' hands would look like something at stake.
   const bet = new Set(Object.entries(round ? round.wagers || {} : {})
     .filter(([, amount]) => amount).map(([name]) => state.card.titles[name] || name));

@@ -4,7 +4,15 @@
 // its WebSocket): a seat's cards appear only once the server sends them, at the reveal.
 import { el, signed, resultClass, cardsNode, splitCards } from "/static/common.js";
 
-const DONE = { Fold: "folded", Raise: "raised", Play: "played", Bet: "bet" };
+// The engine's own actions; every other entry of a round's log is a decision of its game.
+const NOT_DECISIONS = new Set(["PlaceWager", "ChooseColour", "Deal", "Reveal", "Settle"]);
+
+/** A decision in the log in words: "folded", "raise 10", "pull back". */
+function decisionWords(action) {
+  if (action.type === "Fold") return "folded";
+  const kind = action.type.replace(/([a-z])([A-Z])/g, "$1 $2").toLowerCase();
+  return action.amount ? `${kind} ${action.amount}` : kind;
+}
 
 function sum(wagers) {
   return Object.values(wagers || {}).reduce((total, amount) => total + amount, 0);
@@ -20,11 +28,10 @@ function inRound(round, seat) {
   return (round.others || []).find((other) => other.seat === seat) || null;
 }
 
-/** The seat's decisions so far, in words ("raised 10"; "bet 5, bet 10, folded"). */
+/** The seat's decisions so far, in words ("raise 10"; "bet 5, bet 10, folded"). */
 function decisionsSoFar(round, seat) {
-  return (round.log || []).filter((action) => action.seat === seat && DONE[action.type])
-    .map((action) => (action.amount ? `${DONE[action.type]} ${action.amount}` : DONE[action.type]))
-    .join(", ");
+  return (round.log || []).filter((action) => action.seat === seat && !NOT_DECISIONS.has(action.type))
+    .map(decisionWords).join(", ");
 }
 
 /** What a seat is doing now, in words. */

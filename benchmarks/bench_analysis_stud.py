@@ -48,7 +48,7 @@ def bench_advice() -> None:
     from feltlab.core.cards import Card
     from feltlab.core.rules import load_rules
     from feltlab.games.holdem_stud import analysis as holdem
-    from feltlab.games.nine_card_flush import analysis as nine
+    from feltlab.games.nine_card_flush import decisions as nine
 
     stud, flush = load_rules("nh-holdem-stud"), load_rules("nine-card-flush")
     holdem.advise(stud, [Card(0), Card(1)], (), ())  # solve once

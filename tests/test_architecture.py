@@ -1,5 +1,6 @@
 """The shape of the code: a game is one folder, registered by entry point; nothing outside
-games/ asks which family it holds; no module imports itself round a circle.
+games/ asks which family it holds; no module imports itself round a circle; no module of
+games/ is over 450 lines.
 
 The layers themselves (faces above algorithms above games above core) are import-linter's
 contract in pyproject.toml, checked by ``lint-imports`` in ``.ci/run``.
@@ -18,6 +19,7 @@ from feltlab.core import registry
 
 SOURCE = Path(__file__).resolve().parents[1] / "src" / "feltlab"
 GAMES = SOURCE / "games"
+MOST_GAME_MODULE_LINES = 450
 
 
 def modules_outside_games() -> Iterator[tuple[str, ast.Module]]:
@@ -131,3 +133,24 @@ def test_the_family_check_would_catch_a_family_class() -> None:
     origins = imported_names(tree)
     call = next(node for node in ast.walk(tree) if isinstance(node, ast.Call))
     assert origins[getattr(call.args[1], "id", "")].startswith("feltlab.games.")
+
+
+def long_modules(folder: Path, most: int) -> dict[str, int]:
+    """Each module under ``folder`` of more than ``most`` lines, with its line count."""
+    lengths = {path.relative_to(folder).as_posix(): len(path.read_text("utf-8").splitlines())
+               for path in sorted(folder.rglob("*.py"))}
+    return {name: lines for name, lines in lengths.items() if lines > most}
+
+
+def test_no_module_of_games_is_over_450_lines() -> None:
+    """A family's long module is split by job (the counting, the decisions, the wagers'
+    returns, the strategy card, the PAR sheet's assembly), each a module of its own."""
+    assert long_modules(GAMES, MOST_GAME_MODULE_LINES) == {}
+
+
+def test_the_length_check_would_catch_a_long_module(tmp_path: Path) -> None:
+    (tmp_path / "family").mkdir()
+    (tmp_path / "family" / "long.py").write_text("x = 1\n" * 451, "utf-8")
+    (tmp_path / "family" / "short.py").write_text("x = 1\n" * 450, "utf-8")
+    (tmp_path / "notes.txt").write_text("x = 1\n" * 900, "utf-8")
+    assert long_modules(tmp_path, 450) == {"family/long.py": 451}

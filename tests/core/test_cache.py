@@ -13,6 +13,7 @@ import pytest
 from feltlab.core import cache
 from feltlab.core.rules import load_rules
 from feltlab.games.high_card_flush import analysis as flush_analysis
+from feltlab.games.high_card_flush import cells as flush_cells
 from feltlab.simulate import runner
 from feltlab.simulate.runner import prepare, simulate
 
@@ -148,7 +149,7 @@ def test_concurrent_writers_leave_a_whole_entry(tmp_path: Path) -> None:
 
 def _fresh_process_state() -> None:
     runner._OPTIMAL.clear()
-    flush_analysis._cells_by_qualifier.clear()
+    flush_cells.clear_cache()
 
 
 def _run(rules_id: str) -> tuple[list[int], dict[str, str], np.ndarray]:

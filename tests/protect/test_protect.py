@@ -22,6 +22,7 @@ from feltlab.cli import app
 from feltlab.core.cards import Card, full_deck
 from feltlab.core.rules import builtin_ids, load_rules
 from feltlab.games.high_card_flush import protect as protect_flush
+from feltlab.games.high_card_flush.decisions import max_raise_by_length
 from feltlab.games.high_card_flush.rules import FlushRules
 from feltlab.games.high_card_flush.settle import settle_flush
 from feltlab.games.holdem_stud import protect as protect_stud
@@ -70,7 +71,7 @@ def test_stud_with_the_whole_board_seen_equals_plain_enumeration() -> None:
 
 
 def test_nine_with_all_six_cards_seen_equals_plain_enumeration() -> None:
-    from feltlab.games.nine_card_flush.analysis import DEALS, all9_signs, all_deals
+    from feltlab.games.nine_card_flush.deals import DEALS, all9_signs, all_deals
 
     rules = load_rules("nine-card-flush")
     assert isinstance(rules, NineCardRules)
@@ -89,7 +90,7 @@ def test_colluders_state_value_equals_brute_force_settlement() -> None:
     every hand settled, then less the seat's lone value (the control variate)."""
     rules = load_rules("high-card-flush")
     assert isinstance(rules, FlushRules)
-    most = protect_flush.flush_analysis.max_raise_by_length(rules)
+    most = max_raise_by_length(rules)
     from feltlab.analysis import advise
     from feltlab.core.evaluators import best_flush
 

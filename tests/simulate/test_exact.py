@@ -16,8 +16,8 @@ from feltlab.core.cards import Card
 from feltlab.core.evaluators import PokerHand, ThreeCardHand, flush_value_of
 from feltlab.core.kernels import RUN_LENGTH, poker_class_of_row
 from feltlab.core.rules import load_rules, pays_for
-from feltlab.games.high_card_flush import analysis as flush_analysis
 from feltlab.games.high_card_flush import kernel as flush
+from feltlab.games.high_card_flush import wagers as flush_wagers
 from feltlab.games.high_card_flush.rules import FlushRules
 from feltlab.games.holdem_stud import analysis as holdem_analysis
 from feltlab.games.holdem_stud import kernel as holdem
@@ -121,7 +121,7 @@ def test_flush_strategy_that_folds_paying_flushes_has_no_exact_flush_bonus() -> 
     strategy = flush.plan_strategy(rules, plan, "five")
     edges = flush.exact_edges(rules, strategy, Fraction(0))
     assert "flush" not in edges
-    assert edges["ante"] == flush_analysis.evaluate_strategy(rules, plan).house_edge
+    assert edges["ante"] == flush_wagers.evaluate_strategy(rules, plan).house_edge
 
 
 # 9 Card Flush: enumeration by suit counts ------------------------------------------------
@@ -386,7 +386,7 @@ def test_capped_total_is_exact_only_for_the_optimal_strategy() -> None:
     assert rules.max_aggregate_payout is not None
     bets = {"ante": 100, "flush": 100, "straight_flush": 100}
     optimal = prepare(rules, bets=bets)
-    assert optimal.exact["total"] == flush_analysis.capped_returns(rules, bets)["total"]
+    assert optimal.exact["total"] == flush_wagers.capped_returns(rules, bets)["total"]
     assert "total" not in prepare(rules, bets=bets, strategy="simple").exact
     nine_rules = load_rules("nine-card-flush")
     assert "total" in prepare(nine_rules, mistakes=0.1).exact

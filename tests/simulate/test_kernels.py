@@ -19,7 +19,7 @@ from feltlab.games.holdem_stud import analysis as holdem_analysis
 from feltlab.games.holdem_stud import kernel as holdem
 from feltlab.games.holdem_stud.rules import HoldemStudRules
 from feltlab.games.holdem_stud.settle import settle_holdem
-from feltlab.games.nine_card_flush import analysis as nine_analysis
+from feltlab.games.nine_card_flush import decisions as nine_decisions
 from feltlab.games.nine_card_flush import kernel as nine
 from feltlab.games.nine_card_flush.rules import NineCardRules
 from feltlab.games.nine_card_flush.settle import settle_nine_card
@@ -179,7 +179,7 @@ def test_nine_kernel_matches_settlement(strategy: str) -> None:
 def test_nine_tables_are_the_analysis_play_table() -> None:
     rules = load_rules("nine-card-flush")
     assert isinstance(rules, NineCardRules)
-    table = nine_analysis.play_table(rules)
+    table = nine_decisions.play_table(rules)
     assert (nine.optimal_strategy(rules).table.reshape(4, 4) == table).all()
 
 
@@ -259,12 +259,12 @@ def test_holdem_tables_are_the_analysis_tables() -> None:
 def test_flush_optimal_decisions_are_the_analysis_decisions() -> None:
     """Table and exception list give ``OptimalDecisionTable.decide`` on every hand tried,
     the hands of exception values included."""
-    from feltlab.games.high_card_flush import analysis as flush_analysis
+    from feltlab.games.high_card_flush.decisions import optimal_decision_table
 
     rules = load_rules("high-card-flush")
     assert isinstance(rules, FlushRules)
     strategy = flush.optimal_strategy(rules)
-    table = flush_analysis.optimal_decision_table(rules)
+    table = optimal_decision_table(rules)
     generator = np.random.default_rng(12)
     hands = [_cards(generator.permutation(52)[:7]) for _ in range(3000)]
     exceptional = [hand for hand in hands if best_flush(hand).value in table.exceptions]

@@ -22,7 +22,7 @@ from feltlab.core.cards import Card, full_deck, parse_cards
 from feltlab.core.evaluators import best_flush, longest_straight_flush
 from feltlab.core.model import ParSheet
 from feltlab.core.rules import load_rules, parse_rules, pays_for
-from feltlab.games.high_card_flush import advisor
+from feltlab.games.high_card_flush import advisor, decisions, strategy_card, wagers
 from feltlab.games.high_card_flush import analysis as flush
 from feltlab.games.high_card_flush import counting as fk
 from feltlab.games.high_card_flush.rules import FlushRules
@@ -119,7 +119,7 @@ def brute_counts(cards: tuple[Card, ...], qualify: int = QUALIFY) -> tuple[int, 
 
 
 def kernel_counts(cards: tuple[Card, ...], qualify: int = QUALIFY) -> tuple[int, ...]:
-    return tuple(fk.dealer_counts(flush.suit_masks(cards), qualify, fk.BINOM))
+    return tuple(fk.dealer_counts(advisor.suit_masks(cards), qualify, fk.BINOM))
 
 
 def test_any_qualifier_from_a_rules_file() -> None:
@@ -187,7 +187,7 @@ def test_count_less_equals_subset_enumeration(removed: list[int], dealt: int, le
 
 def _canonical_key(cards: tuple[Card, ...]) -> int:
     """The class's packed masks: longer suits first, equal lengths by rising mask."""
-    masks = sorted(flush.suit_masks(cards).tolist(), key=lambda m: (-bin(m).count("1"), m))
+    masks = sorted(advisor.suit_masks(cards).tolist(), key=lambda m: (-bin(m).count("1"), m))
     key = 0
     for mask in masks:
         key = key << 13 | mask
@@ -210,7 +210,7 @@ def test_classes_cover_every_hand_once() -> None:
         key = _canonical_key(cards)
         position = int(np.searchsorted(packed, key))
         assert packed[position] == key
-        suit_masks = flush.suit_masks(cards).tolist()
+        suit_masks = advisor.suit_masks(cards).tolist()
         distinct = len(set(itertools.permutations(suit_masks)))
         assert int(weights[order[position]]) == distinct
 
@@ -282,7 +282,7 @@ def test_sampled_hands_agree_with_batch_kernels() -> None:
     runs = kernels.straight_flush_lengths(hands)
     for row, value, run in zip(hands, values, runs, strict=True):
         cards = tuple(Card(int(i)) for i in row)
-        masks = flush.suit_masks(cards)
+        masks = advisor.suit_masks(cards)
         assert fk.flush_value_of_masks(masks) == int(value)
         assert max(int(kernels.RUN_LENGTH[m]) for m in masks) == int(run)
 
@@ -316,20 +316,20 @@ def test_main_game_consistency(sheets: dict[str, ParSheet]) -> None:
 def test_shipped_strategy_cards_match_derived(rules_id: str,
                                               sheets: dict[str, ParSheet]) -> None:
     rules = rules_of(rules_id)
-    shipped = flush.shipped_strategy(rules_id)
-    assert shipped == flush.strategy_card_strategy(rules)
+    shipped = strategy_card.shipped_strategy(rules_id)
+    assert shipped == strategy_card.strategy_card_strategy(rules)
     card = sheets[rules_id].strategy_card
     assert card is not None
-    assert flush.evaluate_strategy(rules, shipped).house_edge == card.house_edge
+    assert wagers.evaluate_strategy(rules, shipped).house_edge == card.house_edge
 
 
 @pytest.mark.parametrize("ranks", ["T85", "T87", "T92", "J32", "T"])
 def test_card_threshold_beats_its_neighbours(ranks: str) -> None:
     rules = rules_of("high-card-flush")
-    card = flush.evaluate_strategy(rules, flush.shipped_strategy("high-card-flush"))
+    card = wagers.evaluate_strategy(rules, strategy_card.shipped_strategy("high-card-flush"))
     text = ('[[rule]]\nmin_length = 4\naction = "max"\n'
             f'[[rule]]\nmin_length = 3\nat_least = "{ranks}"\naction = "max"\n')
-    other = flush.evaluate_strategy(rules, parse_strategy(text))
+    other = wagers.evaluate_strategy(rules, parse_strategy(text))
     assert other.house_edge > card.house_edge
 
 
@@ -338,8 +338,8 @@ def test_optimal_beats_every_simple_strategy(sheets: dict[str, ParSheet]) -> Non
     optimal = sheets["high-card-flush"].wager("ante").house_edge
     for text in ['default = "max"', 'default = "fold"',
                  '[[rule]]\nmin_length = 3\naction = "1x"']:
-        assert flush.evaluate_strategy(rules, parse_strategy(text)).house_edge > optimal
-    always_fold = flush.evaluate_strategy(rules, Strategy())
+        assert wagers.evaluate_strategy(rules, parse_strategy(text)).house_edge > optimal
+    always_fold = wagers.evaluate_strategy(rules, Strategy())
     assert always_fold.house_edge == 1
 
 
@@ -408,7 +408,7 @@ def test_an_advice_is_one_call_of_the_counter(monkeypatch: pytest.MonkeyPatch) -
 @pytest.mark.parametrize("rules_id", FAMILY)
 def test_decision_table_plays_like_advise(rules_id: str) -> None:
     rules = rules_of(rules_id)
-    table = flush.optimal_decision_table(rules)
+    table = decisions.optimal_decision_table(rules)
     rng = np.random.default_rng(3)
     deck = full_deck()
     samples = [tuple(deck[int(i)] for i in rng.choice(52, 7, replace=False))
@@ -426,7 +426,7 @@ def test_decision_table_plays_like_advise(rules_id: str) -> None:
 
 def test_capped_returns_without_cap_equal_the_sheet(sheets: dict[str, ParSheet]) -> None:
     sheet = sheets["high-card-flush"]
-    edges = flush.capped_returns(rules_of("high-card-flush"),
+    edges = wagers.capped_returns(rules_of("high-card-flush"),
                                  {"ante": 10, "flush": 5, "straight_flush": 5})
     for name in ("ante", "flush", "straight_flush"):
         assert edges[name] == sheet.wager(name).house_edge
@@ -452,7 +452,7 @@ def test_capped_returns_by_direct_enumeration_of_capped_hands(
     rules = rules_of("high-card-flush-toledo")
     cap = rules.max_aggregate_payout
     assert cap is not None
-    edges = flush.capped_returns(rules, {"ante": 1, "straight_flush": 100})
+    edges = wagers.capped_returns(rules, {"ante": 1, "straight_flush": 100})
     reduction = {"ante": Fraction(0), "straight_flush": Fraction(0)}
     for indices in _long_run_hands():
         cards = tuple(Card(i) for i in sorted(indices))
@@ -476,7 +476,7 @@ def test_capped_returns_by_direct_enumeration_of_capped_hands(
 
 def test_capped_returns_check_the_bets() -> None:
     with pytest.raises(ValueError, match="must be equal"):
-        flush.capped_returns(rules_of("nh-flush-poker"),
+        wagers.capped_returns(rules_of("nh-flush-poker"),
                              {"ante": 5, "flush": 5, "straight_flush": 10})
 
 

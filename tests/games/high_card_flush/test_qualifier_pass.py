@@ -8,6 +8,7 @@ import pytest
 
 from feltlab.core.rules import load_rules
 from feltlab.games.high_card_flush import analysis as flush
+from feltlab.games.high_card_flush import cells
 from feltlab.games.high_card_flush import counting as fk
 from feltlab.games.high_card_flush import qualifier_pass as qp
 from feltlab.games.high_card_flush.rules import FlushRules
@@ -20,12 +21,12 @@ def _threshold(length: int, high: int) -> int:
 @pytest.mark.parametrize(("length", "high"), [(3, 7), (2, 11), (1, 0), (4, 3), (7, 12)])
 def test_cells_equal_the_reference_count(length: int, high: int) -> None:
     qualify = _threshold(length, high)
-    assert np.array_equal(flush.compute_cells(qualify), flush.reference_cells(qualify))
+    assert np.array_equal(cells.compute_cells(qualify), cells.reference_cells(qualify))
 
 
 def test_class_counts_equal_the_polynomial_count() -> None:
-    classes, _ = flush._player_classes()
-    below, tie = flush._class_counts()
+    classes, _ = cells.player_classes()
+    below, tie = cells.class_counts()
     rng = np.random.default_rng(23)
     for index in rng.choice(len(classes), 400, replace=False):
         masks = classes[index].astype(np.int64)
@@ -37,7 +38,7 @@ def test_class_counts_equal_the_polynomial_count() -> None:
 
 
 def test_expansion_equals_the_product_of_suit_polynomials() -> None:
-    classes, _ = flush._player_classes()
+    classes, _ = cells.player_classes()
     table = qp.subset_coefficients()
     work = np.zeros(qp.SUBSETS, dtype=np.int64)
     rng = np.random.default_rng(5)
@@ -59,8 +60,8 @@ def test_a_new_qualifier_par_sheet_equals_one_from_the_reference_cells(
     rules = base.model_copy(update={"qualifier": qualifier})
     quick = flush.analyze(rules).to_json()
     flush.clear_cache()
-    monkeypatch.setattr(flush, "compute_cells", flush.reference_cells)
-    monkeypatch.setattr(flush.derived, "enabled", lambda: False)
+    monkeypatch.setattr(cells, "compute_cells", cells.reference_cells)
+    monkeypatch.setattr(cells.derived, "enabled", lambda: False)
     try:
         assert flush.analyze(rules).to_json() == quick
     finally:

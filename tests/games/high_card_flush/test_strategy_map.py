@@ -22,6 +22,8 @@ from feltlab.core.model import ParSheet, name_splits
 from feltlab.core.rules import load_rules
 from feltlab.games.high_card_flush import analysis as flush
 from feltlab.games.high_card_flush import counting as fk
+from feltlab.games.high_card_flush.cells import qualifier_cells
+from feltlab.games.high_card_flush.decisions import optimal_decision_table
 from feltlab.games.high_card_flush.rules import FlushRules
 
 T_GROUP = "3-card flush, high card T"
@@ -60,7 +62,7 @@ def test_each_split_holds_exactly_its_hands(sheet: ParSheet) -> None:
     """The shares, from the strategy map, against hand counts taken straight from the
     enumeration's cells by flush value and the optimal decision table."""
     rules = owner_rules()
-    cells = flush._cells(rules)
+    cells = qualifier_cells(rules)
     hands = cells[..., fk.HANDS].sum(axis=(1, 2))  # by value
     threshold = flush_value_of(3, (8, 6, 4))
     lowest_t, lowest_j = flush_value_of(3, (8, 1, 0)), flush_value_of(3, (9, 1, 0))
@@ -71,7 +73,7 @@ def test_each_split_holds_exactly_its_hands(sheet: ParSheet) -> None:
                         Fraction(0)) for part in (BELOW, BETTER)}
     assert shares == {BELOW: Fraction(below, fk.PLAYER_HANDS),
                       BETTER: Fraction(better, fk.PLAYER_HANDS)}
-    table = flush.optimal_decision_table(rules)
+    table = optimal_decision_table(rules)
     t_values = [v for v in values if lowest_t <= v < lowest_j]
     assert set(table.exceptions) >= set(t_values)  # why a T-high hand's name cannot decide
 

@@ -162,19 +162,15 @@ def test_nine_advice_with_dead_and_seen_cards_equals_brute_force(seed: int) -> N
 
 
 def test_nine_advice_without_extra_cards_is_unchanged() -> None:
-    from feltlab.games.nine_card_flush.analysis import (
-        _colour_split,
-        _play_ev,
-        all9_signs,
-        play_ev_known,
-    )
+    from feltlab.games.nine_card_flush.deals import all9_signs
+    from feltlab.games.nine_card_flush.decisions import _colour_split, play_ev, play_ev_known
 
     rules = load_rules("nine-card-flush")
     assert isinstance(rules, NineCardRules)
     for seed in range(8):
         community = shuffled(400 + seed)[:3]
         split = _colour_split(community, "red")
-        assert play_ev_known(rules, split, (0, 0, 0), (0, 0, 0)) == _play_ev(
+        assert play_ev_known(rules, split, (0, 0, 0), (0, 0, 0)) == play_ev(
             all9_signs(rules), split)
 
 

@@ -18,8 +18,12 @@ from feltlab.core.model import ParSheet
 from feltlab.core.rules import load_rules, pays_for
 from feltlab.core.settle import WagerError
 from feltlab.games.nine_card_flush import analysis as nine
+from feltlab.games.nine_card_flush import decisions, wagers
+from feltlab.games.nine_card_flush.deals import all_deals
 from feltlab.games.nine_card_flush.rules import NineCardRules
 from feltlab.games.nine_card_flush.settle import settle_nine_card
+from feltlab.games.nine_card_flush.strategy import parse_nine_strategy
+from feltlab.games.nine_card_flush.strategy_card import strategy_card
 from shipped import strategy_file
 
 DEALS = math.comb(52, 3) * math.comb(49, 6)
@@ -87,7 +91,7 @@ def _settled_play(rules: NineCardRules, flush_cards: int) -> int:
 
 @pytest.mark.parametrize(("community", "colour"), [("Ah 7d 2s", "red"), ("Kc 4c 9c", "black")])
 def test_play_ev_by_brute_force(rules: NineCardRules, community: str, colour: str) -> None:
-    advice = nine.advise(rules, parse_cards(community), colour)
+    advice = decisions.advise(rules, parse_cards(community), colour)
     assert dict((o.option, o.ev) for o in advice.options) == {
         "fold": -1, "play": _brute_play_ev(rules, community, colour)}
 
@@ -97,7 +101,7 @@ def test_play_ev_by_brute_force(rules: NineCardRules, community: str, colour: st
     ("2s 3s 4c", "red"), ("Ah Kh 2s", "red"), ("Ah Kh Qh", "red"), ("5d 6h 7h", "red"),
     ("2s 9d Tc", "black"), ("Js Qs 3h", "black")])
 def test_play_ev_by_brute_force_more(rules: NineCardRules, community: str, colour: str) -> None:
-    advice = nine.advise(rules, parse_cards(community), colour)
+    advice = decisions.advise(rules, parse_cards(community), colour)
     assert advice.options[1].ev == _brute_play_ev(rules, community, colour)
 
 
@@ -145,7 +149,7 @@ def test_all9_counts_and_optimum(rules: NineCardRules, sheet: ParSheet) -> None:
     fold = next(line for line in main.lines if line.label == "Fold")
     assert fold.count == math.comb(26, 3) * math.comb(49, 6)
     assert round(float(main.house_edge) * 100, 2) == 2.17
-    table = nine.play_table(rules)
+    table = decisions.play_table(rules)
     assert table[0, 0] == 0 and table[1, 0] == table[0, 1] == table[3, 0] == 1
 
 
@@ -158,7 +162,7 @@ def test_all9_edge_from_advice(rules: NineCardRules, sheet: ParSheet) -> None:
         key = tuple(sorted((sum(c.suit == 1 for c in community),
                             sum(c.suit == 2 for c in community))))
         if key not in cache:
-            advice = nine.advise(rules, community, "red")
+            advice = decisions.advise(rules, community, "red")
             cache[key] = max(o.ev for o in advice.options)  # type: ignore[index]
         total += cache[key]  # type: ignore[index]
     assert -total / math.comb(52, 3) == sheet.wager("all9").house_edge
@@ -168,30 +172,30 @@ def test_strategy_card_and_strategies(rules: NineCardRules, sheet: ParSheet) -> 
     card = sheet.strategy_card
     assert card is not None and card.cost == 0
     assert card.lines == ("Play with at least 1 community card of your colour; otherwise fold.",)
-    always = nine.parse_nine_strategy("play_when = [{}]")
-    assert nine.evaluate_strategy(rules, always).rates["play rate"] == 1
-    two = nine.parse_nine_strategy("play_when = [{flush_cards = 2}]")
-    assert nine.evaluate_strategy(rules, two).house_edge > card.house_edge
+    always = parse_nine_strategy("play_when = [{}]")
+    assert wagers.evaluate_strategy(rules, always).rates["play rate"] == 1
+    two = parse_nine_strategy("play_when = [{flush_cards = 2}]")
+    assert wagers.evaluate_strategy(rules, two).house_edge > card.house_edge
     with pytest.raises(ValueError, match="invalid"):
-        nine.parse_nine_strategy("play_when = [{suits = 2}]")
+        parse_nine_strategy("play_when = [{suits = 2}]")
     shares = sum(share for _, _, share in sheet.strategy_map)
     assert shares == 1
 
 
 def test_capped_returns(rules: NineCardRules, sheet: ParSheet) -> None:
     bets = {"all9": 2, "bonus9": 1, "player6": 1, "first3": 1}
-    edges = nine.capped_returns(rules, bets)
+    edges = wagers.capped_returns(rules, bets)
     for name in ("bonus9", "player6", "first3", "all9"):
         assert edges[name] == sheet.wager(name).house_edge
     capped = rules.model_copy(update={"max_aggregate_payout": 60})
-    capped_edges = nine.capped_returns(capped, bets)
+    capped_edges = wagers.capped_returns(capped, bets)
     assert capped_edges["bonus9"] > edges["bonus9"]
     # A capped hand's excess comes off every winning wager in proportion.
     assert all(capped_edges[name] >= edges[name] for name in edges)
     # The total against settle_nine_card's own cap on one sample deal per class.
-    plays = nine.optimal_plays(rules)
+    plays = decisions.optimal_plays(rules)
     total = Fraction(0)
-    for deal in nine.all_deals():
+    for deal in all_deals():
         community = _sample(deal.community, 0)
         player = _sample(deal.player, 3)
         settled = settle_nine_card(capped, bets, "red", community, player,
@@ -208,16 +212,16 @@ def _sample(split: tuple[int, int, int], first_rank: int) -> list[Card]:
 
 def test_advise_refuses_bad_input(rules: NineCardRules) -> None:
     with pytest.raises(WagerError):
-        nine.advise(rules, parse_cards("Ah 2h 3h"), "green")
+        decisions.advise(rules, parse_cards("Ah 2h 3h"), "green")
     with pytest.raises(CardError):
-        nine.advise(rules, parse_cards("Ah 2h"), "red")
+        decisions.advise(rules, parse_cards("Ah 2h"), "red")
 
 
 def test_shipped_strategy_card_matches_derived() -> None:
 
     rules = load_rules("nine-card-flush")
     path = strategy_file("nine-card-flush")
-    shipped = nine.parse_nine_strategy(path.read_text("utf-8"))
-    card, stated = nine.strategy_card(rules, nine.analyze(rules).wager("all9"))
+    shipped = parse_nine_strategy(path.read_text("utf-8"))
+    card, stated = strategy_card(rules, nine.analyze(rules).wager("all9"))
     assert shipped == card
-    assert nine.evaluate_strategy(rules, shipped).house_edge == stated.house_edge
+    assert wagers.evaluate_strategy(rules, shipped).house_edge == stated.house_edge

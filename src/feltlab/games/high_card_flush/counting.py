@@ -1,4 +1,4 @@
-"""Numba kernels behind :mod:`feltlab.games.high_card_flush.analysis`: exact dealer counts by suit.
+"""Numba kernels behind :mod:`feltlab.games.high_card_flush.cells`: exact dealer counts by suit.
 
 A player hand is four 13-bit suit masks. The dealer's 7 cards come from the 45 cards
 left, and the dealer's flush value (``length << 13 | ranks``, see

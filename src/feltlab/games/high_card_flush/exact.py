@@ -1,6 +1,6 @@
 """The High Card Flush family's exact math as the protocol asks for it (the solver itself
-is :mod:`.analysis`; this module loads its compiled code when first asked: checking a
-hand needs none of it)."""
+is :mod:`.analysis` and the modules it assembles, :mod:`.wagers` among them; this module
+loads their compiled code when first asked: checking a hand needs none of it)."""
 
 from __future__ import annotations
 
@@ -53,17 +53,17 @@ def hand_group(rules: FlushRules, inputs: AdviceInputs) -> str:
 
 
 def evaluate_strategy(rules: FlushRules, strategy: object) -> WagerAnalysis:
-    from feltlab.games.high_card_flush import analysis
+    from feltlab.games.high_card_flush import wagers
 
     if not isinstance(strategy, Strategy):
         raise ValueError(f"a {type(strategy).__name__} is not a strategy for {rules.id}")
-    return analysis.evaluate_strategy(rules, strategy)
+    return wagers.evaluate_strategy(rules, strategy)
 
 
 def capped_returns(rules: FlushRules, bets: Mapping[str, int]) -> dict[str, Fraction]:
-    from feltlab.games.high_card_flush import analysis
+    from feltlab.games.high_card_flush import wagers
 
-    return analysis.capped_returns(rules, bets)
+    return wagers.capped_returns(rules, bets)
 
 
 __all__ = ["advice_inputs", "advise", "analyze", "capped_returns", "evaluate_strategy",

@@ -2,7 +2,8 @@
 
 Wager slots: ``ante`` (Ante and Raise together, per unit of Ante), ``flush``,
 ``straight_flush`` and the capped hand ``total``. Strategies and exact values come from
-:mod:`feltlab.games.high_card_flush.analysis`; this module only turns them into the kernel's arrays.
+the analysis (:mod:`.decisions`, :mod:`.strategy_card`, :mod:`.wagers`,
+:mod:`.analysis`); this module only turns them into the kernel's arrays.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from feltlab.games.high_card_flush import counting as fk
 from feltlab.games.high_card_flush.rules import FlushRules
 
 if TYPE_CHECKING:  # the analysis is imported when a strategy or an exact value is derived
-    from feltlab.games.high_card_flush.analysis import OptimalDecisionTable
+    from feltlab.games.high_card_flush.decisions import OptimalDecisionTable
     from feltlab.games.high_card_flush.strategy import Strategy as FlushStrategy
 
 WAGERS: Final = ("ante", "flush", "straight_flush", "total")
@@ -228,17 +229,17 @@ def play(deck: Deck, seats: int, p: I64, table: I8, table2: I8, table3: I8,
 
 def plan_strategy(rules: FlushRules, plan: FlushStrategy, name: str) -> Strategy:
     """A flush-based strategy of :mod:`feltlab.games.high_card_flush.strategy` as a table by flush
-    value (decisions from :func:`.analysis.strategy_decisions`)."""
-    from feltlab.games.high_card_flush import analysis as analysis
+    value (decisions from :func:`.decisions.strategy_decisions`)."""
+    from feltlab.games.high_card_flush.decisions import strategy_decisions
 
-    decisions = analysis.strategy_decisions(rules, plan)
+    decisions = strategy_decisions(rules, plan)
     table = np.zeros(VALUES, dtype=np.int8)
     table[fk.VALUES] = decisions[:, 0]
     return Strategy(name, table, plan=plan)
 
 
 def simple_strategy(rules: FlushRules) -> Strategy:
-    """The analysis's strategy card (:func:`.analysis.strategy_card_strategy`).
+    """The analysis's strategy card (:func:`.strategy_card.strategy_card_strategy`).
 
     >>> from feltlab.core.evaluators import flush_value_of
     >>> from feltlab.core.rules import load_rules
@@ -248,9 +249,9 @@ def simple_strategy(rules: FlushRules) -> Strategy:
     >>> int(s.table[flush_value_of(6, (12, 11, 10, 9, 8, 7))])
     3
     """
-    from feltlab.games.high_card_flush import analysis as analysis
+    from feltlab.games.high_card_flush.strategy_card import strategy_card_strategy
 
-    return plan_strategy(rules, analysis.strategy_card_strategy(rules), "simple")
+    return plan_strategy(rules, strategy_card_strategy(rules), "simple")
 
 
 def file_strategy(rules: FlushRules, path: Path) -> Strategy:
@@ -282,15 +283,15 @@ _OPTIMAL: dict[str, Strategy] = {}
 
 
 def optimal_strategy(rules: FlushRules) -> Strategy:
-    """The exact optimal strategy (:func:`.analysis.optimal_decision_table`):
+    """The exact optimal strategy (:func:`.decisions.optimal_decision_table`):
     a raise per flush value, and for the flush values whose best play depends on the other
     suits, every such hand up to suit renaming with its own decision (the analysis's
     ``optimal_raise_of_masks``). Computed once per rule set and process."""
-    from feltlab.games.high_card_flush import analysis as analysis
+    from feltlab.games.high_card_flush.decisions import optimal_decision_table
 
     key = rules.model_dump_json()
     if key not in _OPTIMAL:
-        _OPTIMAL[key] = _optimal_from(analysis.optimal_decision_table(rules))
+        _OPTIMAL[key] = _optimal_from(optimal_decision_table(rules))
     return _OPTIMAL[key]
 
 
@@ -364,11 +365,11 @@ def _exceptions_kernel(masks: I64, table: I8, qualify: int, max_raise: I64,
 
 def _never_folds_a_paying_flush(rules: FlushRules, table: I8) -> bool:
     """Whether no hand whose flush the Flush bonus pays is (or may be, -1) folded."""
-    from feltlab.games.high_card_flush import analysis as analysis
+    from feltlab.games.high_card_flush.cells import VALUE_LENGTHS
 
     if not rules.flush_pays:
         return True
-    paying = fk.VALUES[np.greater_equal(analysis.VALUE_LENGTHS, min(rules.flush_pays))]
+    paying = fk.VALUES[np.greater_equal(VALUE_LENGTHS, min(rules.flush_pays))]
     return bool((table[paying] > 0).all())
 
 
@@ -382,6 +383,7 @@ def exact_edges(rules: FlushRules, strategy: Strategy,
     mistakes (random decisions) the main game has no exact value here.
     """
     from feltlab.games.high_card_flush import analysis as analysis
+    from feltlab.games.high_card_flush import wagers as wagers
     from feltlab.games.high_card_flush.strategy import Strategy as FlushStrategy
 
     mistakes = rate > 0
@@ -397,15 +399,15 @@ def exact_edges(rules: FlushRules, strategy: Strategy,
     if not mistakes and strategy.optimal:
         edges["ante"] = sheet.wager("ante").house_edge
     elif not mistakes and isinstance(strategy.plan, FlushStrategy):
-        edges["ante"] = analysis.evaluate_strategy(rules, strategy.plan).house_edge
+        edges["ante"] = wagers.evaluate_strategy(rules, strategy.plan).house_edge
     return edges
 
 
 def capped_total(rules: FlushRules, bets: dict[str, int]) -> Fraction:
     """Exact ``total`` under the optimal strategy: per unit of all the initial wagers."""
-    from feltlab.games.high_card_flush import analysis as analysis
+    from feltlab.games.high_card_flush import wagers as wagers
 
-    return analysis.capped_returns(rules, bets)["total"]
+    return wagers.capped_returns(rules, bets)["total"]
 
 
 def most_at_risk(rules: FlushRules, bets: Mapping[str, int]) -> int:

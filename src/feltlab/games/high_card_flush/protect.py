@@ -25,8 +25,9 @@ import numpy.typing as npt
 
 from feltlab.core.protection import Case, CaseResult, McSums, Progress
 from feltlab.core.rng import draw_cards, stream_state
-from feltlab.games.high_card_flush import analysis as flush_analysis
 from feltlab.games.high_card_flush import counting as fk
+from feltlab.games.high_card_flush.cells import VALUE_LENGTHS, player_classes, qualifier_cells
+from feltlab.games.high_card_flush.decisions import max_raise_by_length
 from feltlab.games.high_card_flush.rules import FlushRules
 
 Int64Array = npt.NDArray[np.int64]
@@ -82,9 +83,9 @@ def baseline(rules: FlushRules) -> CaseResult:
 def _baseline(rules: FlushRules) -> CaseResult:
     """One seat, nothing extra known: every player hand up to suit permutation."""
     start = time.perf_counter()
-    classes, weights = flush_analysis._player_classes()
+    classes, weights = player_classes()
     sums = _baseline_sums(classes, weights, rules.qualifier.threshold,
-                          flush_analysis.max_raise_by_length(rules), fk.BINOM,
+                          max_raise_by_length(rules), fk.BINOM,
                           4 * max(1, nb.get_num_threads()))
     edge = Fraction(int(sums.sum()), fk.PLAYER_HANDS * fk.DEALER_HANDS)
     return CaseResult(Case(), edge, 0.0, True, fk.PLAYER_HANDS,
@@ -96,8 +97,8 @@ def dealer_known(rules: FlushRules, case: Case) -> CaseResult:
     """The dealer's whole hand seen: raise the most on a win, 1x when the dealer does not
     qualify, 1x on a tie, fold a loss; exact from the analysis's outcome counts."""
     start = time.perf_counter()
-    cells = flush_analysis._cells(rules).sum(axis=(1, 2))  # (value, quantity)
-    most = flush_analysis.max_raise_by_length(rules)[flush_analysis.VALUE_LENGTHS]
+    cells = qualifier_cells(rules).sum(axis=(1, 2))  # (value, quantity)
+    most = max_raise_by_length(rules)[VALUE_LENGTHS]
     total = 0
     for index in range(cells.shape[0]):
         counts = [int(count) for count in cells[index]]
@@ -181,7 +182,7 @@ def sample(rules: FlushRules, case: Case, deals: int, seed: int,
     chunks = math.ceil(deals / CHUNK_DEALS)
     batch = 4 * max(1, nb.get_num_threads())
     arguments = (case.colluders, case.dealer_seen, rules.qualifier.threshold,
-                 flush_analysis.max_raise_by_length(rules), fk.BINOM)
+                 max_raise_by_length(rules), fk.BINOM)
     for first in range(0, chunks, batch):
         count = min(batch, chunks - first)
         part = _sample_chunks(seed, first, count, deals, *arguments)

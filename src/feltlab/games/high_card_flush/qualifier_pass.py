@@ -1,7 +1,7 @@
 """Counting a new qualifier quickly: what every qualifier shares is counted once.
 
 For each player hand class (:func:`.counting.player_classes`) the cells of
-:mod:`.analysis` need the dealer hands that do not qualify (``nq``), that are beaten,
+:mod:`.cells` need the dealer hands that do not qualify (``nq``), that are beaten,
 tie, or win. Only ``nq`` depends on the qualifier: the dealer hands below the player's
 own value (``below``) and tied with it (``tie``) do not. :func:`class_counts` counts
 those two once for every class (kept in memory and in the derived-data cache), and

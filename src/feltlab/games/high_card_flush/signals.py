@@ -27,8 +27,8 @@ import numpy.typing as npt
 
 from feltlab.core.protection import McSums, Signal
 from feltlab.core.rng import draw_cards, stream_state
-from feltlab.games.high_card_flush import analysis as flush_analysis
 from feltlab.games.high_card_flush import counting as fk
+from feltlab.games.high_card_flush.decisions import max_raise_by_length
 from feltlab.games.high_card_flush.protect import add_masks
 from feltlab.games.high_card_flush.rules import FlushRules
 
@@ -191,7 +191,7 @@ def signal_edge(rules: FlushRules, kind: int, colluders: int, deals: int,
     """The gain per seat over the lone optimal play of a team playing signal ``kind``."""
     threads = 4 * max(1, nb.get_num_threads())
     arguments = (colluders, rules.qualifier.threshold,
-                 flush_analysis.max_raise_by_length(rules), fk.BINOM)
+                 max_raise_by_length(rules), fk.BINOM)
     learn_deals = deals
     chunks = math.ceil(learn_deals / CHUNK_DEALS)
     slots = max(1, nb.get_num_threads())

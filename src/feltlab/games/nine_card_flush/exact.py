@@ -1,5 +1,5 @@
 """9 Card Flush's exact math as the protocol asks for it (the counting itself is
-:mod:`.analysis`)."""
+:mod:`.analysis` and the modules it assembles: :mod:`.decisions`, :mod:`.wagers`)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from feltlab.games.nine_card_flush.rules import NineCardRules
 from feltlab.games.nine_card_flush.settle import check_colour
 
 if TYPE_CHECKING:  # the solver loads when first asked: checking a hand needs none of it
-    from feltlab.games.nine_card_flush.analysis import NineStrategy
+    from feltlab.games.nine_card_flush.strategy import NineStrategy
 
 
 def analyze(rules: NineCardRules, progress: Progress | None) -> ParSheet:
@@ -37,13 +37,13 @@ def advice_inputs(rules: NineCardRules, cards: str, community: str | None, colou
 
 def advise(rules: NineCardRules, inputs: AdviceInputs, dead: Sequence[Card],
            seen: Sequence[Card]) -> Advice:
-    from feltlab.games.nine_card_flush import analysis
+    from feltlab.games.nine_card_flush import decisions
 
-    return analysis.advise(rules, inputs.community, inputs.colour or "red", dead, seen)
+    return decisions.advise(rules, inputs.community, inputs.colour or "red", dead, seen)
 
 
 def parse_strategy(text: str, origin: str) -> NineStrategy:
-    from feltlab.games.nine_card_flush.analysis import parse_nine_strategy
+    from feltlab.games.nine_card_flush.strategy import parse_nine_strategy
 
     return parse_nine_strategy(text)
 
@@ -60,15 +60,15 @@ def hand_group(rules: NineCardRules, inputs: AdviceInputs) -> str:
 
 
 def evaluate_strategy(rules: NineCardRules, strategy: object) -> WagerAnalysis:
-    from feltlab.games.nine_card_flush import analysis
-    from feltlab.games.nine_card_flush.analysis import NineStrategy
+    from feltlab.games.nine_card_flush import wagers
+    from feltlab.games.nine_card_flush.strategy import NineStrategy
 
     if not isinstance(strategy, NineStrategy):
         raise ValueError(f"a {type(strategy).__name__} is not a strategy for {rules.id}")
-    return analysis.evaluate_strategy(rules, strategy)
+    return wagers.evaluate_strategy(rules, strategy)
 
 
 def capped_returns(rules: NineCardRules, bets: Mapping[str, int]) -> dict[str, Fraction]:
-    from feltlab.games.nine_card_flush import analysis
+    from feltlab.games.nine_card_flush import wagers
 
-    return analysis.capped_returns(rules, bets)
+    return wagers.capped_returns(rules, bets)

@@ -5,9 +5,10 @@ Wager slots: ``all9`` (All 9 and Play together, per unit of All 9), ``bonus9``,
 (the colours are symmetric, so the choice changes no figure).
 
 The decision sees only how many of the 3 community cards fall in each suit of the
-colour: ``table[4 * a + b]`` is :func:`.analysis.play_table` flattened (``a``
+colour: ``table[4 * a + b]`` is :func:`.decisions.play_table` flattened (``a``
 and ``b`` the cards of the colour's first and second suit). Strategies and exact values
-come from :mod:`.analysis`.
+come from the analysis (:mod:`.decisions`, :mod:`.strategy_card`, :mod:`.wagers`,
+:mod:`.analysis`).
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from feltlab.core.simkit import I8, I64, U64, Strategy, bonus_net, cap_value, ca
 from feltlab.games.nine_card_flush.rules import BONUSES, NineCardRules
 
 if TYPE_CHECKING:  # the analysis is imported when a strategy or an exact value is derived
-    from feltlab.games.nine_card_flush.analysis import NineStrategy
+    from feltlab.games.nine_card_flush.strategy import NineStrategy
 
 WAGERS: Final = ("all9", "bonus9", "player6", "first3", "total")
 COMMUNITY: Final = 3
@@ -123,17 +124,17 @@ def play(deck: Deck, seats: int, p: I64, table: I8, table2: I8, table3: I8,
 # Strategies: the analysis's decisions as the kernel's table -------------------------------
 
 def optimal_strategy(rules: NineCardRules) -> Strategy:
-    """:func:`.analysis.play_table` as the kernel's table."""
-    from feltlab.games.nine_card_flush import analysis as analysis
+    """:func:`.decisions.play_table` as the kernel's table."""
+    from feltlab.games.nine_card_flush.decisions import play_table
 
-    table = np.ascontiguousarray(analysis.play_table(rules), dtype=np.int8).ravel()
+    table = np.ascontiguousarray(play_table(rules), dtype=np.int8).ravel()
     return Strategy("optimal", table, optimal=True)
 
 
 def plan_strategy(plan: NineStrategy, name: str) -> Strategy:
-    """A :class:`~feltlab.games.nine_card_flush.analysis.NineStrategy` as the kernel's table.
+    """A :class:`~feltlab.games.nine_card_flush.strategy.NineStrategy` as the kernel's table.
 
-    >>> from feltlab.games.nine_card_flush.analysis import NineStrategy
+    >>> from feltlab.games.nine_card_flush.strategy import NineStrategy
     >>> plan_strategy(NineStrategy(play_when=({"flush_cards": 2},)), "two").table.tolist()
     [0, 0, 1, 1, 0, 0, 1, 0, 1, 1, 0, 0, 1, 0, 0, 0]
     """
@@ -145,16 +146,17 @@ def plan_strategy(plan: NineStrategy, name: str) -> Strategy:
 
 
 def simple_strategy(rules: NineCardRules) -> Strategy:
-    """The analysis's strategy card (:func:`.analysis.strategy_card`)."""
+    """The analysis's strategy card (:func:`.strategy_card.strategy_card`)."""
     from feltlab.games.nine_card_flush import analysis as analysis
+    from feltlab.games.nine_card_flush.strategy_card import strategy_card
 
     main = analysis.analyze(rules).wager("all9")
-    return plan_strategy(analysis.strategy_card(rules, main)[0], "simple")
+    return plan_strategy(strategy_card(rules, main)[0], "simple")
 
 
 def file_strategy(rules: NineCardRules, path: Path) -> Strategy:
-    """A strategy file in the format of :func:`.analysis.parse_nine_strategy`."""
-    from feltlab.games.nine_card_flush.analysis import parse_nine_strategy
+    """A strategy file in the format of :func:`.strategy.parse_nine_strategy`."""
+    from feltlab.games.nine_card_flush.strategy import parse_nine_strategy
 
     return plan_strategy(parse_nine_strategy(path.read_text("utf-8")), path.stem)
 
@@ -172,12 +174,13 @@ def check_strategy(rules: NineCardRules, strategy: Strategy) -> None:
 
 def _main_edge(rules: NineCardRules, strategy: Strategy) -> Fraction | None:
     from feltlab.games.nine_card_flush import analysis as analysis
-    from feltlab.games.nine_card_flush.analysis import NineStrategy
+    from feltlab.games.nine_card_flush import wagers as wagers
+    from feltlab.games.nine_card_flush.strategy import NineStrategy
 
     if strategy.optimal:
         return analysis.analyze(rules).wager("all9").house_edge
     if isinstance(strategy.plan, NineStrategy):
-        return analysis.evaluate_strategy(rules, strategy.plan).house_edge
+        return wagers.evaluate_strategy(rules, strategy.plan).house_edge
     return None
 
 
@@ -191,24 +194,25 @@ def exact_edges(rules: NineCardRules, strategy: Strategy,
     ``always + never - strategy``, all three from ``evaluate_strategy``.
     """
     from feltlab.games.nine_card_flush import analysis as analysis
-    from feltlab.games.nine_card_flush.analysis import NineStrategy
+    from feltlab.games.nine_card_flush import wagers as wagers
+    from feltlab.games.nine_card_flush.strategy import NineStrategy
 
     sheet = analysis.analyze(rules)
     edges = {wager.name: wager.house_edge for wager in sheet.wagers if wager.name != "all9"}
     main = _main_edge(rules, strategy)
     if main is not None:
         always, never = NineStrategy(play_when=({},)), NineStrategy()
-        flipped = (analysis.evaluate_strategy(rules, always).house_edge
-                   + analysis.evaluate_strategy(rules, never).house_edge - main)
+        flipped = (wagers.evaluate_strategy(rules, always).house_edge
+                   + wagers.evaluate_strategy(rules, never).house_edge - main)
         edges["all9"] = (1 - rate) * main + rate * flipped
     return edges
 
 
 def capped_total(rules: NineCardRules, bets: dict[str, int]) -> Fraction:
     """Exact ``total`` under the optimal strategy: per unit of all the initial wagers."""
-    from feltlab.games.nine_card_flush import analysis as analysis
+    from feltlab.games.nine_card_flush import wagers as wagers
 
-    return analysis.capped_returns(rules, bets)["total"]
+    return wagers.capped_returns(rules, bets)["total"]
 
 
 def most_at_risk(rules: NineCardRules, bets: Mapping[str, int]) -> int:

@@ -15,20 +15,17 @@ import time
 from fractions import Fraction
 
 from feltlab.core.protection import Case, CaseResult
-from feltlab.games.nine_card_flush.analysis import (
+from feltlab.games.nine_card_flush.analysis import analyze as analyze_nine
+from feltlab.games.nine_card_flush.deals import (
     COMMUNITY,
     DEALS,
     OTHER_SIZE,
     SUIT_SIZE,
     community_classes,
-    optimal_plays,
-    play_ev_known,
     split_ways,
     suit_splits,
 )
-from feltlab.games.nine_card_flush.analysis import (
-    analyze as analyze_nine,
-)
+from feltlab.games.nine_card_flush.decisions import optimal_plays, play_ev_known
 from feltlab.games.nine_card_flush.rules import NineCardRules
 
 NO_GAIN = ("the only decision comes after the 3 community cards and before any player's "

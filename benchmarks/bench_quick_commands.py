@@ -7,8 +7,15 @@ slows them alike; the median of ``--runs`` rounds is printed, wall time and the 
 own CPU time (user + system, ``wait4``), each with its ratio to the yardstick's. A second
 yardstick imports what the commands use of those packages (Rich's console, pydantic's
 ``BaseModel``), and a third is the least a Typer command can be: one argument, printed
-in a Rich table (Typer 0.29 checks each argument with pydantic). ``verify`` checks a
+in a Rich table (Typer 0.29 checks each argument with pydantic). A fourth runs no command
+line at all: it loads a built-in rule set, which ``rules``, ``payout`` and ``verify``
+all do (pydantic's models, the game families found by entry point). ``verify`` checks a
 round played once at a practice table on SQLite in a temporary folder.
+
+The commands run the sources beside this script, compiled to bytecode first as
+installing the package does (with ``PYTHONDONTWRITEBYTECODE`` set, Python would otherwise
+compile feltlab's modules afresh in every process, while the yardstick's packages have
+theirs).
 
     python benchmarks/bench_quick_commands.py [--runs 21]
 """
@@ -16,6 +23,7 @@ round played once at a practice table on SQLite in a temporary folder.
 from __future__ import annotations
 
 import argparse
+import compileall
 import json
 import os
 import statistics
@@ -27,7 +35,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-sys.path[:0] = [str(HERE.parent / "src"), str(HERE.parent / "tests")]
+SOURCES = HERE.parent / "src"
+sys.path[:0] = [str(SOURCES), str(HERE.parent / "tests")]
 
 YARDSTICK = "import typer, rich, pydantic"
 IN_USE = "import typer, rich.console, pydantic; from pydantic import BaseModel"
@@ -40,6 +49,7 @@ def main(name: str) -> None:
     Console().print(table)
 typer.run(main)
 """
+RULE_SET = "from feltlab.core.rules import load_rules; load_rules('high-card-flush')"
 PAYOUT = ["payout", "--rules", "high-card-flush", "--wagers", "ante=5", "--player",
           "Ah Kh Qh 9s 7d 5c 2c", "--dealer", "Ad Kd Qd Js 8h 6c 3c", "--raise", "5"]
 
@@ -63,10 +73,10 @@ def played_round(folder: Path) -> Path:
     return path
 
 
-def run_once(command: Sequence[str]) -> tuple[float, float]:
+def run_once(command: Sequence[str], env: dict[str, str]) -> tuple[float, float]:
     """Wall and CPU seconds of one run of ``command`` (which must succeed)."""
     start = time.perf_counter()
-    process = subprocess.Popen(list(command), stdout=subprocess.DEVNULL,
+    process = subprocess.Popen(list(command), stdout=subprocess.DEVNULL, env=env,
                                stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
     _, status, usage = os.wait4(process.pid, 0)
     wall = time.perf_counter() - start
@@ -80,12 +90,16 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=21)
     runs = parser.parse_args().runs
     feltlab = [sys.executable, "-m", "feltlab"]
+    compileall.compile_dir(SOURCES / "feltlab", quiet=1)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        filter(None, [str(SOURCES), os.environ.get("PYTHONPATH")]))}
     with tempfile.TemporaryDirectory() as folder:
         round_file = played_round(Path(folder))
         commands = {
             "yardstick: " + YARDSTICK: [sys.executable, "-c", YARDSTICK],
             "in use: " + IN_USE: [sys.executable, "-c", IN_USE],
             "a one-argument Typer command (Rich table)": [sys.executable, "-c", FLOOR, "x"],
+            "no command line: a built-in rule set loaded": [sys.executable, "-c", RULE_SET],
             "feltlab --help": [*feltlab, "--help"],
             "feltlab --version": [*feltlab, "--version"],
             "feltlab rules": [*feltlab, "rules"],
@@ -94,12 +108,12 @@ def main() -> None:
             "feltlab verify ROUND.json": [*feltlab, "verify", str(round_file)],
         }
         for command in commands.values():  # warm-up: the files in the page cache
-            run_once(command)
+            run_once(command, env)
         walls: dict[str, list[float]] = {name: [] for name in commands}
         cpus: dict[str, list[float]] = {name: [] for name in commands}
         for _ in range(runs):
             for name, command in commands.items():
-                wall, cpu = run_once(command)
+                wall, cpu = run_once(command, env)
                 walls[name].append(wall)
                 cpus[name].append(cpu)
     yard_wall, yard_cpu = (statistics.median(found[next(iter(commands))])

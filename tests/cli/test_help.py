@@ -68,15 +68,15 @@ def test_analyze_refuses_a_missing_folder_before_computing(
 
 
 def test_each_command_runs_from_its_own_module_alone() -> None:
-    """``feltlab NAME`` builds only the built-in commands and NAME's module
-    (``COMMAND_MODULES``): the map names every command of the whole app, and each
-    module alone gives its command the same options."""
-    from feltlab.cli import COMMAND_MODULES, build_app, command_named
+    """``feltlab NAME`` builds only NAME's module (``feltlab.cli.commands.COMMANDS``): the
+    map names every command of the whole app, and each module alone gives its command the
+    same options."""
+    from feltlab.cli import build_app, command_named
+    from feltlab.cli.commands import COMMANDS as LISTED
 
-    built_in = {"rules", "payout"}
-    assert set(COMMANDS) == set(COMMAND_MODULES) | built_in
-    for name in COMMAND_MODULES:
-        alone = typer.main.get_command(build_app(name)).commands  # type: ignore[attr-defined]
+    assert set(COMMANDS) == set(LISTED)
+    for name in LISTED:
+        alone = typer.main.get_command(build_app([name])).commands  # type: ignore[attr-defined]
         assert name in alone and set(alone) <= set(COMMANDS)
         assert [p.name for p in alone[name].params] == [p.name for p in COMMANDS[name].params]
     top = typer.main.get_command(app).params

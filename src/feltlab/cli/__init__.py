@@ -15,7 +15,7 @@ import os
 import sys
 import time
 import traceback
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Annotated, Any, Final
 
 import typer
@@ -24,6 +24,7 @@ from typer._click.exceptions import ClickException, NoArgsIsHelpError, UsageErro
 from typer.core import TyperArgument, TyperCommand, TyperGroup, TyperOption
 from typer.exceptions import Abort
 
+from feltlab.cli.commands import COMMANDS
 from feltlab.cli.terminal import one_line
 from feltlab.core.cards import CARD_FORMAT
 from feltlab.core.paths import user_cache_dir
@@ -68,7 +69,8 @@ def repeated_option(command: Any, args: Sequence[str]) -> str | None:
 class OneLineErrors(TyperGroup):
     """Report a bad option or argument in one ``error:`` line with exit status 2 (the
     rule every feltlab command keeps), instead of a multi-line usage box; refuse an
-    option given twice; turn an unexpected exception into one line and a report file."""
+    option given twice; turn an unexpected exception into one line and a report file;
+    list every command in the help, whichever were built (:mod:`feltlab.cli.front_page`)."""
 
     def main(self, *args: Any, **kwargs: Any) -> Any:
         standalone_mode = kwargs.get("standalone_mode", True)
@@ -99,6 +101,11 @@ class OneLineErrors(TyperGroup):
         if not standalone_mode:
             return result
         sys.exit(result if isinstance(result, int) else 0)
+
+    def format_help(self, ctx: Context, formatter: Any) -> None:
+        from feltlab.cli.front_page import print_front_page
+
+        print_front_page(self, ctx)
 
     def resolve_command(self, ctx: Context, args: list[str]) -> Any:
         name, command, rest = super().resolve_command(ctx, args)
@@ -184,8 +191,6 @@ def _joined_paragraphs(paragraphs: list[str], markup_mode: object = None) -> str
 _conventional_help()
 _debug = bool(os.environ.get("FELTLAB_DEBUG"))
 
-VERSION: Final = "--version"
-
 
 def _print_version(wanted: bool) -> None:
     if wanted:
@@ -202,7 +207,7 @@ def main_options(
         "--no-cache", help="Compute strategies and tables from scratch: neither read nor "
                            "write the derived-data cache (same as FELTLAB_NO_CACHE=1).")] = False,
     _version: Annotated[bool, typer.Option(
-        VERSION, is_eager=True, callback=_print_version,
+        "--version", is_eager=True, callback=_print_version,
         help="Print the installed version of feltlab and exit.")] = False,
 ) -> None:
     global _debug
@@ -213,34 +218,10 @@ def main_options(
         cache.switch_off()
 
 
-COMMAND_MODULES: Final = {
-    "rules": "feltlab.cli.rules",
-    "payout": "feltlab.cli.payout",
-    "play": "feltlab.cli.play_command",
-    "analyze": "feltlab.cli.analyze",
-    "advise": "feltlab.cli.analyze",
-    "solve-paytable": "feltlab.cli.analyze",
-    "simulate": "feltlab.cli.simulate",
-    "session": "feltlab.cli.simulate",
-    "protect": "feltlab.cli.protect",
-    "serve": "feltlab.cli.server",
-    "db": "feltlab.cli.server",
-    "admin": "feltlab.cli.server",
-    "verify": "feltlab.cli.server",
-    "audit": "feltlab.cli.server",
-    "ledger": "feltlab.cli.ledger",
-    "operator": "feltlab.cli.operator",
-    "report": "feltlab.cli.report",
-    "warm": "feltlab.cli.warm",
-}
-"""The commands that live in their own modules, each module with a ``register(app)``
-(in the order of the help's list)."""
-
-
-def build_app(command: str | None = None) -> typer.Typer:
-    """The command line: every command (``command`` None: the list of commands shows them
-    all), or the module of ``command`` only (running one command need not import and build
-    all the others; an unknown one, or ``--version``, needs none)."""
+def build_app(commands: Iterable[str] = COMMANDS) -> typer.Typer:
+    """The command line with ``commands`` (by default every one): only their modules are
+    imported and built, so running one command does not import and build all the others,
+    and an unknown one, ``--version`` or the help need none."""
     built = typer.Typer(
         cls=OneLineErrors,
         help="feltlab: rules engine, exact math, simulator and tables for flush-family casino "
@@ -250,26 +231,21 @@ def build_app(command: str | None = None) -> typer.Typer:
         pretty_exceptions_enable=False,
     )
     built.callback()(main_options)
-    chosen = None if command is None else COMMAND_MODULES.get(command, "")
-    for module in dict.fromkeys(COMMAND_MODULES.values()):
-        if chosen in (None, module):
+    chosen = {COMMANDS[name].module for name in commands if name in COMMANDS}
+    for module in dict.fromkeys(listed.module for listed in COMMANDS.values()):
+        if module in chosen:
             importlib.import_module(module).register(built)
     return built
 
 
 def command_named(argv: Sequence[str]) -> str | None:
     """The command an argument list runs: its first word that is not an option (every
-    option before the command is a flag), or ``--version`` when that is all it asks.
+    option before the command is a flag), if any.
 
     >>> command_named(["--debug", "simulate", "high-card-flush"]), command_named(["--help"])
     ('simulate', None)
-    >>> command_named(["--version"])
-    '--version'
     """
-    named = next((arg for arg in argv if not arg.startswith("-")), None)
-    if named is None and VERSION in argv and "--help" not in argv:
-        return VERSION
-    return named
+    return next((arg for arg in argv if not arg.startswith("-")), None)
 
 
 _full_app: typer.Typer | None = None
@@ -291,7 +267,8 @@ def main() -> None:
     are loaded (every file a command writes is closed by then; the standard streams are
     flushed here)."""
     try:
-        build_app(command_named(sys.argv[1:]))()
+        named = command_named(sys.argv[1:])
+        build_app(() if named is None else (named,))()
     except SystemExit as done:
         status = done.code
     else:

@@ -6,7 +6,7 @@ engine steps, words): feltlab estimates its math and simulates it through the en
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Final, Literal
 
 from feltlab.core.decisions import DecisionKind
 from feltlab.core.family import GameFamily, PackagedFamily
@@ -30,7 +30,7 @@ class ToyPullBack(PackagedFamily):
     title = "Toy Pull Back"
     position = 99
     rules_model = ToyRules
-    wager_titles = {"ante": "Ante", "play": "Play"}
+    wager_titles: Final = {"ante": "Ante", "play": "Play"}
     strategy_keys = frozenset({"pull_back_below"})
     decisions = (PLAY, PULL_BACK)
 

@@ -18,12 +18,11 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from feltlab.core.cards import Card, ensure_count, ensure_distinct, format_cards
+from feltlab.core.decisions import DecisionKind
 from feltlab.core.engine import Decide, HandState, Phase, SeatState
 from feltlab.core.family import EngineSteps
 from feltlab.core.payout import RequestError, request_cards
 from feltlab.core.settle import Settlement, check_wagers, finish
-
-from feltlab.core.decisions import DecisionKind
 
 from . import PLAY, PULL_BACK, ToyRules
 

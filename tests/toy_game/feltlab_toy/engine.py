@@ -52,9 +52,8 @@ def settle_toy(rules: ToyRules, wagers: Mapping[str, object], player: Sequence[C
     return finish(rules, results, details)
 
 
-def choice_of(hand: SeatState) -> str:
+def choice_of(hand: SeatState) -> str:  # the hand's one decision
     return hand.choices[0] if hand.choices else "fold"
-
 
 class ToySteps(EngineSteps[ToyRules]):
     colours: tuple[str, ...] = ()
@@ -65,7 +64,6 @@ class ToySteps(EngineSteps[ToyRules]):
 
     def check_ready(self, state: HandState, seat: int) -> None:
         return None
-
     def deal(self, state: HandState) -> None:
         for seat in state.active_seats:
             state.seats[seat].cards = state.draw(1)

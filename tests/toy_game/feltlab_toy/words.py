@@ -127,11 +127,10 @@ class ToyWords(Words[ToyRules]):
         return [_line(f"{label}Your card", hand.cards)]
 
     def decision_prompt(self, state: HandState, seat: int, payable: Sequence[int]) -> str:
-        ante = state.seats[seat].wagers["ante"]
-        back = refund(ante)
-        if not payable:
-            return f"Not enough bankroll to play ({ante:,} needed). f = fold, b = pull back: "
-        return f"f = fold; p = play ({ante:,}); b = pull back half ({back:,} back): "
+        ante, back = state.seats[seat].wagers["ante"], refund(state.seats[seat].wagers["ante"])
+        return (f"Not enough bankroll to play ({ante:,} needed). f = fold, b = pull back: "
+                if not payable else f"f = fold; p = play ({ante:,}); b = pull back half "
+                f"({back:,} back): ")
 
     def choices_hint(self, state: HandState, seat: int, payable: Sequence[int],
                      short: Callable[[int, str], str | None]) -> str:
@@ -142,8 +141,7 @@ class ToyWords(Words[ToyRules]):
 
     def parse_decision(self, state: HandState, seat: int, answer: str,
                        payable: Sequence[int]) -> Action | None:
-        kind = ANSWERS.get(answer)
-        return None if kind is None else Decide(seat, kind)
+        return Decide(seat, ANSWERS[answer]) if answer in ANSWERS else None
 
 
 words = ToyWords()

@@ -1,7 +1,10 @@
-"""One conformance suite for every registered game family: the three installed families
-and the toy of ``tests/games/toy``, each rule set through the same checks, written only
-against the :class:`~feltlab.core.family.GameFamily` protocol and the generic code above
-it. A new family passes them or says, by failing, which promise it breaks.
+"""One conformance suite for every registered game family: feltlab's three and the toy
+installed from ``tests/toy_game`` (its own package, found by entry point like any other),
+each rule set through the same checks, written only against the
+:class:`~feltlab.core.family.GameFamily` protocol and the generic code above it. Each
+family is checked through the optional facets it provides (exact math, kernel,
+protection) and through the generic paths (the engine's simulator, Monte Carlo
+estimates) too. A new family passes them or says, by failing, which promise it breaks.
 
 Randomness is seeded (``random.Random`` by rule-set id), so every run checks the same
 rounds.
@@ -14,10 +17,9 @@ import io
 import json
 import random
 import re
-from collections.abc import Callable
 from fractions import Fraction
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import pytest
 from rich.console import Console
@@ -51,12 +53,15 @@ from feltlab.core.engine import (
     action_to_json,
 )
 from feltlab.core.family import (
+    OPTIONAL_FACETS,
     EngineSteps,
     ExactMath,
+    MissingFacet,
     ProtectionModel,
     SimulationKernel,
     Words,
     family_of,
+    provides,
 )
 from feltlab.core.payout import settle_request
 from feltlab.core.protection import Case
@@ -67,25 +72,14 @@ from feltlab.present.rulesdoc import rule_set_section, rules_document
 from feltlab.present.trainer import advice_json, check_payouts, dealer_round
 from feltlab.protect.cases import check_case, default_cases, evaluate_case, house_edge
 from feltlab.simulate.runner import load_strategy, prepare, simulate
-from games.toy.family import family as toy
 
-T = TypeVar("T")
-pytestmark = [pytest.mark.usefixtures("toy_family"), pytest.mark.filterwarnings(
+pytestmark = [pytest.mark.filterwarnings(
     "ignore::numba.core.errors.NumbaExperimentalFeatureWarning")]
 
-
-def with_toy(read: Callable[[], T]) -> T:
-    """``read()`` while the toy is registered (the parameters are read at collection,
-    before any fixture runs)."""
-    registry.register(toy)
-    try:
-        return read()
-    finally:
-        registry.unregister(toy.game)
-
-
-GAMES = with_toy(registry.game_names)
-RULE_SETS = with_toy(registry.builtin_ids)
+TOY = "toy-pull-back"
+"""The game of ``tests/toy_game`` (``pip install -e tests/toy_game``)."""
+GAMES = registry.game_names()
+RULE_SETS = registry.builtin_ids()
 ROUNDS = 40
 """Random rounds per rule set and table size."""
 SIMULATED = 1 << 18
@@ -93,12 +87,21 @@ SIMULATED = 1 << 18
 ROUND_ARGUMENTS = ["deck", "seats", "p", "table", "table2", "table3", "keys", "values", "state",
                    "nets", "counters"]
 """What the simulator's loops pass a family's compiled round (:mod:`feltlab.simulate.kernel`)."""
-API_ACTIONS = ("fold", "raise", "play", "bet")
+API_ACTIONS = ("fold", *(kind.name for kind in registry.decision_kinds()))
 """API v1's decision names (``ActionRequest``)."""
+ENGINE_ROUNDS = 2_000
+"""Rounds the engine's simulator deals per rule set against the compiled kernel."""
 
 
 def test_every_family_is_here() -> None:
-    assert {"high-card-flush", "nine-card-flush", "holdem-stud", toy.game} <= set(GAMES)
+    assert {"high-card-flush", "nine-card-flush", "holdem-stud", TOY} <= set(GAMES)
+    assert registry.family(TOY).provides == frozenset()  # the required facets only
+
+
+def needs(rules: Rules, facet: str) -> None:
+    """Skip a check of an optional facet the rule set's family does not provide."""
+    if not provides(rules, facet):
+        pytest.skip(f"{family_of(rules).game} has no {OPTIONAL_FACETS[facet]}")
 
 
 # --- the protocol ----------------------------------------------------------------------------
@@ -111,9 +114,16 @@ def _members(protocol: type) -> list[str]:
 def test_family_has_every_facet(game: str) -> None:
     family = registry.family(game)
     assert family.game == game and family.title
-    facets: list[tuple[object, type]] = [
-        (family.engine, EngineSteps), (family.words, Words), (family.math, ExactMath),
-        (family.kernel, SimulationKernel), (family.protection, ProtectionModel)]
+    assert family.provides <= set(OPTIONAL_FACETS)
+    optional: dict[str, type] = {"math": ExactMath, "kernel": SimulationKernel,
+                                 "protection": ProtectionModel}
+    facets: list[tuple[object, type]] = [(family.engine, EngineSteps), (family.words, Words)]
+    for name, protocol in optional.items():
+        if name in family.provides:
+            facets.append((getattr(family, name), protocol))
+        else:
+            with pytest.raises(MissingFacet, match=f"{game} has no"):
+                getattr(family, name)
     for facet, protocol in facets:
         missing = [name for name in _members(protocol) if not hasattr(facet, name)]
         assert not missing, f"{game}'s {protocol.__name__} lacks {missing}"
@@ -121,10 +131,11 @@ def test_family_has_every_facet(game: str) -> None:
     assert len({kind.name for kind in family.decisions}) == len(family.decisions)
     assert "fold" not in {kind.name for kind in family.decisions}
     assert {"rules", "wagers"} <= family.engine.payout_fields
-    assert family.kernel.WAGERS[-1] == "total"
-    play: Any = family.kernel.play  # inlined into the simulator's loops by the kernel factory
-    assert play.targetoptions.get("inline") == "always"
-    assert list(inspect.signature(play.py_func).parameters) == ROUND_ARGUMENTS
+    if "kernel" in family.provides:
+        assert family.kernel.WAGERS[-1] == "total"
+        play: Any = family.kernel.play  # inlined into the simulator's loops
+        assert play.targetoptions.get("inline") == "always"
+        assert list(inspect.signature(play.py_func).parameters) == ROUND_ARGUMENTS
     assert family.strategy_keys
     assert (family.folder / "rulesets").is_dir()
     ids = [rules_id for rules_id in RULE_SETS if registry.family_of_rule_set(rules_id) is family]
@@ -191,7 +202,12 @@ def _check_options(state: HandState, seat: int) -> None:
     for option in options[1:]:
         action = api_action(seat, option)
         assert state.can(action), option
-        assert state.stake_of(action) in legal
+        kind = registry.decision_kind(option["action"])
+        assert kind is not None and action in state.choices(seat)
+        if kind.money == "refund":  # money back with the settlement: nothing staked now
+            assert state.stake_of(action) == 0
+        else:
+            assert state.stake_of(action) in legal
     if raise_range is not None:
         assert (raise_range["min"], raise_range["max"]) == (legal[0], legal[-1])
 
@@ -222,6 +238,8 @@ def play_round(rules: Rules, rng: random.Random, seats: int) -> HandState:
                 [legal[0], legal[-1], rng.choice(legal)])
             action = state.decision_action(seat, amount)
             assert state.stake_of(action) == amount
+            if rng.random() < 0.25:  # any open decision, another kind's included
+                action = rng.choice(state.choices(seat))
             state.apply(action)
         else:
             state.apply(Reveal() if state.phase is Phase.REVEAL else Settle())
@@ -265,6 +283,7 @@ def test_par_sheet_adds_up_and_agrees_with_protection(rules_id: str) -> None:
     rules = load_rules(rules_id)
     sheet = sheet_for(rules)
     assert (sheet.rules_id, sheet.fingerprint) == (rules.id, rules.fingerprint)
+    assert sheet.is_estimate == (not provides(rules, "math"))
     main = sheet.wagers[0]
     assert main.name == rules.main_wager and main.decisions
     for wager in sheet.wagers:
@@ -272,6 +291,12 @@ def test_par_sheet_adds_up_and_agrees_with_protection(rules_id: str) -> None:
         assert sum(line.count for line in wager.lines) == wager.total
         assert sum((wager.probability(line) for line in wager.lines), Fraction(0)) == 1
         assert 0 <= wager.hit_frequency <= 1
+    if sheet.is_estimate:  # a Monte Carlo estimate: labelled, with standard errors
+        assert sheet.sampled == main.total and "Monte Carlo estimates" in sheet.notes[0]
+        assert all(0 < wager.std_error < 1 for wager in sheet.wagers)
+        assert sheet.upper95(main) > main.house_edge
+        assert json.dumps(sheet.to_json()) and sheet.to_json()["estimate"]["rounds"]
+        return
     assert main.house_edge == house_edge(rules) == family_of(rules).protection.house_edge(rules)
     card = sheet.strategy_card
     assert card is not None and card.optimal_house_edge == main.house_edge <= card.house_edge
@@ -283,6 +308,7 @@ def test_par_sheet_adds_up_and_agrees_with_protection(rules_id: str) -> None:
 @pytest.mark.parametrize("rules_id", RULE_SETS)
 def test_shipped_strategy_card_is_no_better_than_optimal(rules_id: str) -> None:
     rules = load_rules(rules_id)
+    needs(rules, "math")
     shipped = registry.strategy_file(rules_id)
     if shipped is None:
         pytest.skip(f"{rules_id} ships no strategy card")
@@ -295,6 +321,7 @@ def test_shipped_strategy_card_is_no_better_than_optimal(rules_id: str) -> None:
 @pytest.mark.parametrize("rules_id", RULE_SETS)
 def test_simulator_agrees_with_every_exact_edge(rules_id: str) -> None:
     rules = load_rules(rules_id)
+    needs(rules, "kernel")
     setup = prepare(rules, seats=min(2, rules.seats))
     assert rules.main_wager in setup.exact and "total" in setup.exact
     result = simulate(setup, SIMULATED, seed=11)
@@ -307,8 +334,37 @@ def test_simulator_agrees_with_every_exact_edge(rules_id: str) -> None:
 
 
 @pytest.mark.parametrize("rules_id", RULE_SETS)
+def test_engine_simulator_agrees_with_the_compiled_kernel(rules_id: str) -> None:
+    """The generic path (rounds through the engine, the advisor's decisions) and the
+    compiled kernel (the optimal strategy's arrays) estimate the same edges: every wager
+    within 4 standard errors of the difference. Without a kernel, the engine's run alone,
+    in the same shape."""
+    rules = load_rules(rules_id)
+    seats = min(2, rules.seats)
+    engine = simulate(prepare(rules, seats=seats, engine=True), ENGINE_ROUNDS, seed=5)
+    assert engine.to_json()["path"] == "engine" and engine.rounds == ENGINE_ROUNDS
+    if not provides(rules, "kernel"):
+        assert engine.setup.strategy.name == "default"
+        return
+    compiled = simulate(prepare(rules, seats=seats), SIMULATED, seed=5)
+    assert set(engine.to_json()) == set(compiled.to_json())
+    assert [wager.name for wager in engine.wagers] == [wager.name for wager in compiled.wagers]
+    for ours, theirs in zip(engine.wagers, compiled.wagers, strict=True):
+        error = (ours.std_error ** 2 + theirs.std_error ** 2) ** 0.5
+        difference = float(ours.house_edge - theirs.house_edge)
+        print(f"{rules_id} {ours.name}: engine {float(ours.house_edge):+.4f} ± "
+              f"{ours.std_error:.4f}, compiled {float(theirs.house_edge):+.4f} ± "
+              f"{theirs.std_error:.4f}: {difference / error:+.2f} s.e.")
+        assert abs(difference) < 4 * error, (ours, theirs)
+
+
+@pytest.mark.parametrize("rules_id", RULE_SETS)
 def test_advisor_best_option_has_the_largest_ev(rules_id: str) -> None:
     rules = load_rules(rules_id)
+    if not provides(rules, "math"):
+        with pytest.raises(MissingFacet, match="no exact math"):
+            advice_inputs(rules, "Ah")
+        return
     rng = random.Random(rules_id)
     words = family_of(rules).words
     for _ in range(3):
@@ -379,7 +435,7 @@ def test_terminal_session(rules_id: str) -> None:
     again), three times; then quit."""
     rules = load_rules(rules_id)
     prompts = len(rules.limits) + (1 if family_of(rules).engine.colours else 0)
-    block = ["" for _ in range(prompts)] + ["?", "nonsense", "r", "b", "play", "f"]
+    block = ["" for _ in range(prompts)] + ["?", "nonsense", "r", "play", "b", "f"]
     script = io.StringIO("\n".join(block * 3 + ["q"]) + "\n")
     out = Console(file=io.StringIO(), width=120)
     session = PlaySession(rules, out, script, new_deck=deck_source(5))
@@ -400,6 +456,10 @@ def test_terminal_session(rules_id: str) -> None:
 @pytest.mark.parametrize("rules_id", RULE_SETS)
 def test_protection_baseline_is_the_exact_house_edge(rules_id: str) -> None:
     rules = load_rules(rules_id)
+    if not provides(rules, "protection"):
+        with pytest.raises(MissingFacet, match="no protection model"):
+            default_cases(rules)
+        return
     model = family_of(rules).protection
     baseline = evaluate_case(rules, Case(), model.default_deals, 0)
     assert baseline.exact and baseline.player_edge == -house_edge(rules)

@@ -16,7 +16,7 @@ from fractions import Fraction
 from pathlib import Path
 
 from feltlab.core.cards import Card
-from feltlab.core.family import AdviceInputs, family_of
+from feltlab.core.family import AdviceInputs, family_of, provides
 from feltlab.core.model import Advice, ParSheet, Progress, WagerAnalysis
 from feltlab.core.registry import families
 from feltlab.core.rules import MAX_RULES_BYTES, Rules, parse_toml, read_limited
@@ -26,7 +26,12 @@ __all__ = ["Progress", "advice_inputs", "advise", "analyze", "capped_returns",
 
 
 def analyze(rules: Rules, progress: Progress | None = None) -> ParSheet:
-    """The exact PAR sheet of a rule set, with the rule set's fingerprint."""
+    """The exact PAR sheet of a rule set, with the rule set's fingerprint; a Monte Carlo
+    estimate for a game without exact math (:mod:`feltlab.analysis.estimate`)."""
+    if not provides(rules, "math"):
+        from feltlab.analysis.estimate import estimated_sheet
+
+        return estimated_sheet(rules)
     sheet = family_of(rules).math.analyze(rules, progress)
     return replace(sheet, fingerprint=rules.fingerprint, modified=rules.modified)
 

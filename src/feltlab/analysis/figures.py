@@ -30,7 +30,7 @@ from __future__ import annotations
 import itertools
 import threading
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
 from typing import Any
@@ -38,7 +38,7 @@ from typing import Any
 from feltlab.analysis.sheets import sheet_for
 from feltlab.core import registry
 from feltlab.core.engine import Action, Decide, Fold, HandState, Phase, SeatState
-from feltlab.core.family import AdviceInputs, family_of
+from feltlab.core.family import AdviceInputs, family_of, provides
 from feltlab.core.model import OptionValue
 from feltlab.core.rules import Rules
 
@@ -69,10 +69,14 @@ class SeatFigures:
 
 @dataclass(frozen=True)
 class WagerMath:
-    """A rule set's per-unit house edge and variance of every wager (optimal play)."""
+    """A rule set's per-unit house edge and variance of every wager (optimal play); for
+    a game without exact math, Monte Carlo estimates (``estimated``) with the upper 95%
+    bound of each edge."""
 
     edges: dict[str, Fraction]
     variances: dict[str, Fraction]
+    estimated: bool = False
+    upper95: dict[str, Fraction] = field(default_factory=dict)
 
 
 _math: dict[str, WagerMath] = {}
@@ -88,7 +92,8 @@ def wager_math(rules: Rules) -> WagerMath:
             sheet = sheet_for(rules)
             found = _math[rules.fingerprint] = WagerMath(
                 {wager.name: wager.house_edge for wager in sheet.wagers},
-                {wager.name: wager.variance for wager in sheet.wagers})
+                {wager.name: wager.variance for wager in sheet.wagers},
+                sheet.is_estimate, {wager.name: sheet.upper95(wager) for wager in sheet.wagers})
     return found
 
 
@@ -190,6 +195,8 @@ def _decision_evs_of(state: HandState, stakes: dict[int, int]
     main wager's stake; none, no decision judged) made, per unit of the main wager,
     replaying the round once to see what the player saw at each."""
     found: dict[int, list[tuple[Fraction, Fraction, str]]] = {seat: [] for seat in stakes}
+    if not provides(state.rules, "math"):  # no advisor: no decision is judged
+        return found
     replay: HandState | None = None
     done = 0
     for index, action in enumerate(state.log):

@@ -39,7 +39,8 @@ Rules = Annotated[str, typer.Argument(help="A rule-set id or TOML file.")]
 Bets = Annotated[str | None, typer.Option(
     help="Bets per hand: ante=1,flush=1 (0 = not bet; default: every wager at its minimum).")]
 Strategy = Annotated[str, typer.Option(
-    help="optimal, simple (the strategy card) or a strategy TOML file of the analysis.")]
+    help="optimal, simple (the strategy card), default (the first decision at its smallest "
+         "amount: a game without exact math) or a strategy TOML file of the analysis.")]
 Seed = Annotated[int, typer.Option(help="Seed, 0 to 2**63-1: the same seed gives the same "
                                         "result.")]
 Mistakes = Annotated[float, typer.Option(
@@ -139,12 +140,13 @@ def counters_text(counters: dict[str, int], rounds: int, seats: int) -> str:
     return "; ".join(parts)
 
 
-def timings_text(work: str, seconds: float, rate: str) -> str:
+def timings_text(work: str, seconds: float, rate: str,
+                 covers: str = "the compiled kernel only") -> str:
     """How long the work took, and the preparation before it, saying what each covers."""
     from feltlab.core.status import describe, one_time, timings
 
     preparation = [(label, spent) for label, spent in timings() if label != work]
-    lines = [f"{work}: {seconds:.2f} s, {rate} (the compiled kernel only)"]
+    lines = [f"{work}: {seconds:.2f} s, {rate} ({covers})"]
     if preparation:
         once = [(label, spent) for label, spent in preparation if one_time(label)]
         every = [(label, spent) for label, spent in preparation if not one_time(label)]
@@ -179,6 +181,10 @@ def simulate_command(
     cluster: Annotated[str | None, typer.Option(
         help="Ray cluster address (auto, local, ray://host:port); default: this machine."
     )] = None,
+    engine: Annotated[bool, typer.Option(
+        "--engine", help="Play the rounds through the rules engine, not the compiled kernel "
+                         "(the only path for a game without one; thousands of rounds a "
+                         "second).")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Deal whole rounds at a table and estimate each wager's house edge."""
@@ -197,7 +203,7 @@ def simulate_command(
         from feltlab.simulate.runner import prepare, simulate  # Numba: once the flags hold
 
         setup = prepare(loaded, seats=seats, bets=stakes, strategy=strategy,
-                        mistakes=mistakes)
+                        mistakes=mistakes, engine=engine)
         result = simulate(setup, hands, seed, workers, None, cluster)
     except (ValueError, RulesError, WagerError, RuntimeError) as error:
         raise _fail(str(error)) from None
@@ -212,7 +218,9 @@ def simulate_command(
         console.print(f"[yellow]interrupted: {result.rounds:,} rounds done[/yellow]")
     console.print(_simulate_table(result, minimums=bets is None))
     console.print(counters_text(result.counters, result.rounds, setup.seats))
-    console.print(timings_text("simulating", result.seconds, rate))
+    console.print(timings_text("simulating", result.seconds, rate,
+                               "the compiled kernel only" if setup.policy is None
+                               else "rounds played through the rules engine"))
 
 
 def _session_table(result: SessionResult) -> Table:

@@ -17,6 +17,13 @@ A family groups what it knows in facets, each a protocol below:
 * :class:`Words` (``family.words``): names, rules-card lines, pay tables, hand views,
   the dealer's procedure, trainer hands and the terminal's prompts.
 
+Exact math, the kernel and the protection model are optional: a family lists the ones it
+has in :attr:`GameFamily.provides` (:data:`OPTIONAL_FACETS`) and asking for another raises
+:class:`MissingFacet`. Without them every face still works through the engine: the
+simulator plays rounds through :class:`~feltlab.core.engine.HandState`, the analysis gives
+Monte Carlo estimates with their standard errors, and the advisor and the protection
+report say the game has none (:func:`provides`).
+
 A family's facets are imported when first used, so that a command pays only for what it
 runs (:class:`PackagedFamily` finds them in the family's folder by name). The families
 ship rule sets as ``rulesets/ID.toml`` and strategy cards as ``strategies/ID.toml`` in
@@ -30,8 +37,9 @@ from dataclasses import dataclass
 from fractions import Fraction
 from importlib import import_module, resources
 from importlib.resources.abc import Traversable
+from importlib.util import find_spec
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Final, Protocol, TypeVar
 
 from feltlab.core import registry
 
@@ -47,6 +55,25 @@ if TYPE_CHECKING:
     from feltlab.core.views import Line
 
 R = TypeVar("R", bound="Rules", contravariant=True)
+
+OPTIONAL_FACETS: Final = {"math": "exact math (a PAR sheet and an advisor)",
+                          "kernel": "compiled simulation kernel",
+                          "protection": "protection model"}
+"""The facets a family may leave out, and what each is called when it is missing."""
+
+
+class MissingFacet(ValueError):
+    """A family was asked for an optional facet it does not provide (a ``ValueError``:
+    the faces refuse it as they refuse any request the game cannot answer).
+
+    >>> str(MissingFacet("toy", "math"))
+    'toy has no exact math (a PAR sheet and an advisor)'
+    """
+
+    def __init__(self, game: str, facet: str) -> None:
+        super().__init__(f"{game} has no {OPTIONAL_FACETS[facet]}")
+        self.game = game
+        self.facet = facet
 PayKey = int | str
 """A pay-table line: a count (flush cards) or a hand's name (Hold'em Stud)."""
 
@@ -393,6 +420,11 @@ class GameFamily(Protocol):
         stake-only choice such as the strategy's amount stands for)."""
 
     @property
+    def provides(self) -> frozenset[str]:
+        """The optional facets (:data:`OPTIONAL_FACETS`) this family has; asking for
+        another raises :class:`MissingFacet`."""
+
+    @property
     def engine(self) -> EngineSteps[Any]: ...
 
     @property
@@ -416,9 +448,28 @@ class PackagedFamily:
     :class:`GameFamily` that are data (game, title, position, rules_model, wager_titles,
     strategy_keys) and is made with its package's name."""
 
+    FACET_MODULES: Final = {"math": "exact", "kernel": "kernel", "protection": "protection"}
+    """The module each optional facet is in."""
+
     def __init__(self, package: str) -> None:
         self.package = package
         self._modules: dict[str, Any] = {}
+        self._provides: frozenset[str] | None = None
+
+    @property
+    def provides(self) -> frozenset[str]:
+        """The optional facets whose module the package has (found without importing
+        them: a command pays only for the facets it runs)."""
+        if self._provides is None:
+            self._provides = frozenset(
+                facet for facet, module in self.FACET_MODULES.items()
+                if find_spec(f"{self.package}.{module}") is not None)
+        return self._provides
+
+    def _facet(self, facet: str) -> Any:
+        if facet not in self.provides:
+            raise MissingFacet(getattr(self, "game", self.package), facet)
+        return self._module(self.FACET_MODULES[facet])
 
     def _module(self, name: str) -> Any:
         module = self._modules.get(name)
@@ -442,18 +493,23 @@ class PackagedFamily:
 
     @property
     def math(self) -> ExactMath[Any]:
-        math: ExactMath[Any] = self._module("exact")
+        math: ExactMath[Any] = self._facet("math")
         return math
 
     @property
     def kernel(self) -> SimulationKernel[Any]:
-        kernel: SimulationKernel[Any] = self._module("kernel")
+        kernel: SimulationKernel[Any] = self._facet("kernel")
         return kernel
 
     @property
     def protection(self) -> ProtectionModel[Any]:
-        protection: ProtectionModel[Any] = self._module("protection").protection
+        protection: ProtectionModel[Any] = self._facet("protection").protection
         return protection
+
+
+def provides(rules: Rules, facet: str) -> bool:
+    """Whether the family of ``rules`` has the optional ``facet`` (:data:`OPTIONAL_FACETS`)."""
+    return facet in family_of(rules).provides
 
 
 def family_of(rules: Rules) -> GameFamily:

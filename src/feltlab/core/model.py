@@ -96,6 +96,12 @@ class WagerAnalysis:
     def std_dev(self) -> float:
         return math.sqrt(self.variance)
 
+    @property
+    def std_error(self) -> float:
+        """The standard error of :attr:`house_edge` were the ``total`` deals a random
+        sample (a Monte Carlo estimate's; an exact sheet shows none)."""
+        return self.std_dev / math.sqrt(self.total)
+
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {
             "name": self.name,
@@ -196,6 +202,20 @@ class ParSheet:
     notes: tuple[str, ...] = ()
     fingerprint: str = ""
     modified: bool = False
+    sampled: int = 0
+    """Rounds sampled for a Monte Carlo estimate (a game without exact math); 0: exact."""
+    seed: int = 0
+    """The estimate's seed (from the rule set's fingerprint)."""
+
+    @property
+    def is_estimate(self) -> bool:
+        return self.sampled > 0
+
+    def upper95(self, wager: WagerAnalysis) -> Fraction:
+        """The house edge's upper 95% bound: the exact edge itself for an exact sheet."""
+        if not self.is_estimate:
+            return wager.house_edge
+        return wager.house_edge + Fraction(1.959963984540054 * wager.std_error)
 
     @property
     def rules_label(self) -> str:
@@ -215,6 +235,11 @@ class ParSheet:
                                 "modified": self.modified, "name": self.rules_name,
                                 "wagers": [wager.to_json() for wager in self.wagers],
                                 "notes": list(self.notes)}
+        if self.is_estimate:
+            data["estimate"] = {"method": "monte carlo", "rounds": self.sampled,
+                                "seed": self.seed,
+                                "std_errors": {wager.name: wager.std_error
+                                               for wager in self.wagers}}
         if self.strategy_card is not None:
             card = self.strategy_card
             data["strategy_card"] = {"lines": list(card.lines),

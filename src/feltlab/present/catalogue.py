@@ -91,6 +91,7 @@ def _make_card(rules: Rules) -> dict[str, Any]:
         "deal": words.deal_layout(rules), "procedure": procedure(rules), "notes": rules.notes,
         "colours": list(family.engine.colours),
         "advice_takes_bets": words.advice_takes_bets,
+        "facets": sorted(family.provides),
         "titles": {name: wager_title(name) for name in
                    (*rules.limits, *(item["name"] for item in decision_wagers))},
     }

@@ -15,6 +15,7 @@ from typing import Any
 
 from feltlab.analysis import advice_inputs, advise
 from feltlab.core.cards import secure_shuffle
+from feltlab.core.decisions import FOLD_NAME
 from feltlab.core.engine import (
     Action,
     ChooseColour,
@@ -23,7 +24,6 @@ from feltlab.core.engine import (
     Phase,
     PlaceWager,
 )
-from feltlab.core.decisions import FOLD_NAME
 from feltlab.core.family import family_of, wager_title
 from feltlab.core.model import Advice
 from feltlab.core.payout import settle_request

@@ -15,6 +15,7 @@ from fractions import Fraction
 from typing import Any
 
 from feltlab.core.family import SimulationKernel, family_of
+from feltlab.core.playout import Policy
 from feltlab.core.rules import Rules
 from feltlab.core.simkit import I64, S_SUM, S_WINS, Strategy, square_sum
 from feltlab.simulate import TOTAL_UNIT
@@ -39,6 +40,9 @@ class Setup:
     counter_names: tuple[str, ...]
     mistakes: float
     exact: dict[str, Fraction] = field(default_factory=dict)
+    policy: Policy | None = None
+    """The decisions of a run through the engine (:mod:`feltlab.simulate.engine_path`);
+    ``None``: the compiled kernel's run, by the strategy's arrays."""
 
     @property
     def arrays(self) -> tuple[Any, ...]:
@@ -101,6 +105,7 @@ class SimulationResult:
         return {
             **setup.rules.identity(),
             "strategy": setup.strategy.name,
+            "path": "compiled" if setup.policy is None else "engine",
             "mistakes": setup.mistakes,
             "seats": setup.seats,
             "bets": setup.bets,

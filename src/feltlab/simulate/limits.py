@@ -111,7 +111,7 @@ def check_session(bankroll: int | None, hands: int, sessions: int, seed: int,
     threads_for(workers)
 
 
-STRATEGY_NAMES: Final = ("optimal", "simple")
+STRATEGY_NAMES: Final = ("optimal", "simple", "default")
 """The strategies ``--strategy`` names; anything else is a strategy file."""
 
 
@@ -133,7 +133,8 @@ def check_table(rules: Rules, seats: int, bets: Mapping[str, int] | None) -> dic
 def check_strategy_name(name: str) -> None:
     """Refuse a ``--strategy`` that is neither a strategy's name nor a file."""
     if name not in STRATEGY_NAMES and not Path(name).is_file():
-        raise ValueError(f"--strategy: {name!r} is not optimal, simple or a strategy file")
+        raise ValueError(f"--strategy: {name!r} is not optimal, simple, default or a "
+                         "strategy file")
 
 
 def duration(seconds: float) -> str:

@@ -20,7 +20,7 @@ from pydantic import ValidationError
 
 import feltlab.core.cache as cache
 from feltlab.analysis import read_strategy_text
-from feltlab.core.family import family_of
+from feltlab.core.family import family_of, provides
 from feltlab.core.jit import cached_kernels
 from feltlab.core.rng import probability_threshold
 from feltlab.core.rules import Rules
@@ -151,9 +151,16 @@ def derive_exact_edges(rules: Rules, strategy: Strategy, mistake_threshold: int,
 
 def prepare(rules: Rules, *, seats: int = 1, bets: Mapping[str, int] | None = None,
             strategy: str | Strategy = "optimal", mistakes: float = 0.0,
-            with_exact: bool = True) -> Setup:
-    """Check the bets against the rule set and turn everything into kernel arrays."""
+            with_exact: bool = True, engine: bool = False) -> Setup:
+    """Check the bets against the rule set and turn everything into kernel arrays; for a
+    game without a compiled kernel (or with ``engine``), a run through the engine
+    (:mod:`feltlab.simulate.engine_path`)."""
     stakes = check_table(rules, seats, bets)
+    if engine or strategy == "default" or not provides(rules, "kernel"):
+        from feltlab.simulate.engine_path import engine_setup
+
+        name = strategy if isinstance(strategy, str) else strategy.name
+        return engine_setup(rules, seats, stakes, name, mistakes, with_exact)
     threshold = probability_threshold(mistakes)  # before the strategy: it may take seconds
     chosen = strategy if isinstance(strategy, Strategy) else load_strategy(rules, strategy)
     check_strategy(rules, chosen)
@@ -192,6 +199,13 @@ def simulate(setup: Setup, rounds: int, seed: int = 0, workers: int | None = Non
              ) -> SimulationResult:
     """Deal ``rounds`` rounds; Ctrl-C stops after the current batch with what was done."""
     check_simulate(rounds, seed, workers)
+    if setup.policy is not None:
+        if cluster is not None:
+            raise ValueError("--cluster: a game without a compiled kernel runs on this "
+                             "machine only")
+        from feltlab.simulate.engine_path import simulate_engine
+
+        return simulate_engine(setup, rounds, seed, progress)
     if cluster is not None:
         from feltlab.simulate.cluster import simulate_on_ray
 

@@ -45,6 +45,9 @@ class RuleCard(Answer):
     notes: str
     colours: list[str]
     advice_takes_bets: bool
+    facets: list[str]
+    """The optional facets the game has (``math``: exact math and an advisor; ``kernel``,
+    ``protection``); without ``math`` its figures are Monte Carlo estimates."""
     titles: dict[str, str]
 
 

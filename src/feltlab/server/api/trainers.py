@@ -51,8 +51,12 @@ async def advice(body: AdviceRequest, caller: CallerDep, found: ServicesDep
 @router.get("/drills", response_model=Drill, response_model_exclude_unset=True,
             responses=refusals(404))
 async def drill(caller: CallerDep, rules: RulesQuery, close: bool = False) -> dict[str, Any]:
-    """A random decision to practise, with its advice (no money moves)."""
-    return await run_in_threadpool(trainer.drill, known_rules(rules), close)
+    """A random decision to practise, with its advice (no money moves); refused for a
+    game without an advisor (no exact math)."""
+    try:
+        return await run_in_threadpool(trainer.drill, known_rules(rules), close)
+    except BAD_INPUT as error:
+        raise refusal(error) from None
 
 
 @router.get("/dealer-rounds", response_model=DealerRound, responses=refusals(404))

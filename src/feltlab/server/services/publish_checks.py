@@ -35,9 +35,12 @@ def exposure_problem(rules: Rules, limit: int) -> str | None:
 
 def house_edges(rules: Rules) -> dict[str, Fraction]:
     """The exact house edge of each wager the rule set offers (from its PAR sheet, kept
-    per fingerprint: the main wager's under the optimal strategy)."""
+    per fingerprint: the main wager's under the optimal strategy); for a game without
+    exact math, the upper 95% bound of its Monte Carlo estimate (a wager refused only when
+    even that bound favours the player)."""
     try:
-        edges = wager_math(rules).edges
+        found = wager_math(rules)
+        edges = found.upper95 if found.estimated else found.edges
     except ValueError as error:  # a question the design's math cannot answer
         raise Refused(str(error).splitlines()[0][:500]) from None
     return {name: edges[name] for name in rules.limits if name in edges}

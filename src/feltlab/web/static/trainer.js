@@ -48,6 +48,12 @@ function choose(option) {
 
 async function newHand(event) {
   event?.preventDefault();
+  const card = ruleCards().find((item) => item.id === select.value);
+  if (card && !card.facets.includes("math")) {  // a game without exact math has no advisor
+    options.replaceChildren();
+    say(adviceBox, `${card.name} has no advisor: the strategy trainer needs the game's exact math.`, true);
+    return;
+  }
   adviceBox.replaceChildren(el("p", { class: "status", role: "status" }, "Dealing…"));
   try {
     showHand(await api("GET", `/drills?rules=${encodeURIComponent(select.value)}` +

@@ -1,0 +1,61 @@
+"""The toy game of ``tests/toy_game`` (installed as its own package) end to end through
+the engine and the command line: its pull-back decision, an estimate for its math, the
+engine's simulator, and the faces that need what it lacks saying so."""
+
+from __future__ import annotations
+
+import json
+
+from typer.testing import CliRunner
+
+from feltlab.cli import app
+from feltlab.core.cards import full_deck, parse_cards
+from feltlab.core.engine import Deal, Decide, HandState, PlaceWager, action_to_json
+from feltlab.core.rules import load_rules
+
+TOY = "toy-pull-back"
+runner = CliRunner()
+
+
+def test_pulling_back_half_is_refunded_with_the_settlement() -> None:
+    rules = load_rules(TOY)
+    top = parse_cards("2h Ks 7c")
+    deck = [*top, *(card for card in full_deck() if card not in top)]
+    state = HandState(rules, deck)
+    for seat in (1, 2):
+        state.apply(PlaceWager(seat, "ante", 10))
+    state.apply(Deal())
+    assert [action.kind for action in state.choices(1)[1:]] == ["play", "pull_back"]
+    state.apply(Decide(1, "pull_back"))
+    state.apply(Decide(2, "play"))
+    state.advance()
+    first, second = (state.seats[seat].settlement for seat in (1, 2))
+    assert first is not None and second is not None
+    assert (first.results, first.total) == ({"ante": -5}, -5)  # half back, half lost
+    assert second.results == {"ante": 10, "play": 10}  # a king beats the dealer's seven
+    assert action_to_json(state.log[3]) == {"type": "PullBack", "seat": 1}
+
+
+def test_analyze_prints_an_estimate_with_its_standard_error() -> None:
+    result = runner.invoke(app, ["analyze", TOY, "--json"],
+                           env={"FELTLAB_ESTIMATE_ROUNDS": "4000"})
+    assert result.exit_code == 0, result.output
+    sheet = json.loads(result.output)
+    assert sheet["estimate"]["rounds"] == 4000 and sheet["estimate"]["std_errors"]["ante"] > 0
+    assert "Monte Carlo estimates" in sheet["notes"][0]
+
+
+def test_simulate_plays_through_the_engine() -> None:
+    result = runner.invoke(app, ["simulate", TOY, "--hands", "3000", "--json"])
+    assert result.exit_code == 0, result.output
+    answer = json.loads(result.output)
+    assert (answer["path"], answer["strategy"], answer["hands"]) == ("engine", "default", 3000)
+    assert answer["counters"]["play"] == 3000
+
+
+def test_advise_and_protect_say_the_game_has_none() -> None:
+    advised = runner.invoke(app, ["advise", TOY, "Ah"])
+    assert advised.exit_code == 2 and "has no exact math" in advised.output
+    protected = runner.invoke(app, ["protect", TOY])
+    assert protected.exit_code != 0 and "has no protection model" in protected.output
+    assert "Traceback" not in advised.output + protected.output

@@ -26,8 +26,9 @@ from feltlab.analysis.figures import (
 from feltlab.core.cards import full_deck
 from feltlab.core.engine import Action, Deal, HandState, Phase, PlaceWager, Reveal, Settle
 from feltlab.core.family import AdviceInputs, family_of
-from feltlab.core.rules import builtin_ids, load_rules
+from feltlab.core.rules import load_rules
 from games.test_conformance import play_round
+from shipped import own_ids
 
 ROUNDS = 25
 
@@ -40,7 +41,7 @@ def close(a: float, b: float) -> bool:
     return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9)
 
 
-@pytest.mark.parametrize("rules_id", builtin_ids())
+@pytest.mark.parametrize("rules_id", own_ids())
 def test_random_rounds(rules_id: str) -> None:
     rules = load_rules(rules_id)
     edge = edges(rules_id)
@@ -81,7 +82,7 @@ def _finish(state: HandState) -> None:
         state.apply(Reveal() if state.phase is Phase.REVEAL else Settle())
 
 
-@pytest.mark.parametrize("rules_id", builtin_ids())
+@pytest.mark.parametrize("rules_id", own_ids())
 def test_a_seat_that_folds_at_once(rules_id: str) -> None:
     edge = edges(rules_id)
     rng = random.Random(22)
@@ -98,7 +99,7 @@ def test_a_seat_that_folds_at_once(rules_id: str) -> None:
         assert figures.handle == sum(wagers.values())
 
 
-@pytest.mark.parametrize("rules_id", builtin_ids())
+@pytest.mark.parametrize("rules_id", own_ids())
 def test_a_seat_that_plays_the_advisors_best_gives_nothing_away(rules_id: str) -> None:
     rng = random.Random(7)
     words = family_of(load_rules(rules_id)).words
@@ -184,7 +185,7 @@ def reference_judge(replay: HandState, seat: int, action: Action, main_stake: in
     return best.ev, chosen_ev, f"{chosen_label} with {group} ({labels[best.option]} is best)"
 
 
-@pytest.mark.parametrize("rules_id", builtin_ids())
+@pytest.mark.parametrize("rules_id", own_ids())
 def test_the_figures_are_those_of_the_reference_to_the_last_bit(rules_id: str) -> None:
     """Random rounds of up to every seat, random stakes and decisions (raises of every
     size): each seat's figures, alone or with the round's others, are the reference's."""

@@ -14,11 +14,11 @@ import sys
 
 from feltlab.analysis import analyze
 from feltlab.analysis.paytable import pay_table, with_pay_table
-from feltlab.core.registry import builtin_ids
 from feltlab.core.rules import Rules, load_rules
 from feltlab.games.high_card_flush import analysis as flush
 from feltlab.games.holdem_stud import analysis as stud
 from feltlab.games.nine_card_flush import analysis as nine
+from shipped import own_ids
 
 
 def side_bet_edits(rules: Rules) -> list[Rules]:
@@ -37,11 +37,11 @@ PROBE = """
 import json, sys
 import feltlab.core.cache as derived
 from feltlab.analysis import analyze
-from feltlab.core.registry import builtin_ids
 from feltlab.core.rules import load_rules
 from feltlab.games.high_card_flush import analysis as flush
 from feltlab.games.holdem_stud import analysis as stud
 from feltlab.games.nine_card_flush import analysis as nine
+from shipped import own_ids
 from analysis.test_side_bet_edits import side_bet_edits
 
 seen = {"solved": [], "stored": []}
@@ -58,7 +58,7 @@ nine.optimal_plays = counted("solved", nine.optimal_plays, "9 Card Flush plays")
 flush.optimal_decisions = counted("solved", flush.optimal_decisions, "flush decisions")
 derived.store = counted("stored", derived.store, "a derived-data entry")
 sheets = {}
-for rules_id in builtin_ids():
+for rules_id in own_ids():
     rules = load_rules(rules_id)
     sheets[rules_id] = [analyze(each).to_json() for each in [rules, *side_bet_edits(rules)]]
 print(json.dumps({**seen, "sheets": sheets}))
@@ -69,7 +69,7 @@ def test_a_fresh_process_answers_side_bet_edits_without_solving() -> None:
     for memo in (flush._strategy_parts, stud._strategy_parts, nine._strategy_parts):
         memo.clear()  # built again here: read from the cache, or solved and stored there
     here = {}
-    for rules_id in builtin_ids():
+    for rules_id in own_ids():
         rules = load_rules(rules_id)
         here[rules_id] = [analyze(each).to_json() for each in [rules, *side_bet_edits(rules)]]
     tests = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

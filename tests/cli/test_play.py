@@ -44,6 +44,7 @@ DEFAULT_WAGERS = {
     "nh-flush-poker": "\n\n\n",
     "nine-card-flush": "\n\n\n\n\n",  # colour, All 9 and three optional wagers
     "nh-holdem-stud": "\n\n",
+    "toy-pull-back": "\n",  # the test game installed beside feltlab (tests/toy_game)
 }
 
 
@@ -72,10 +73,7 @@ def settlement_rows(hand: HandState, seat_number: int = 1) -> list[str]:
     """The settlement table rows the output must show for a seat's hand, from the engine."""
     seat = hand.seats[seat_number]
     assert seat.settlement is not None
-    decisions = [amount for amount in seat.decisions if amount]
-    stakes = {**seat.wagers, "raise": decisions[0] if decisions else 0,
-              "play": seat.wagers.get("all9", 0),
-              **dict(zip(("street3", "street4", "street5"), decisions, strict=False))}
+    stakes = hand.steps.request_stakes(hand.steps.payout_request(hand, seat_number))
     return [rf"{re.escape(wager_title(name))}\s+{stakes[name]:,}\s+{outcome(net)}\s+"
             rf"{re.escape(signed(net))}"
             for name, net in seat.settlement.results.items()]

@@ -11,7 +11,8 @@ import pytest
 
 from feltlab.core.exposure import DEFAULT_EXPOSURE_LIMIT, exposure
 from feltlab.core.family import family_of
-from feltlab.core.rules import MAX_MULTIPLE, Rules, builtin_ids, load_rules
+from feltlab.core.rules import MAX_MULTIPLE, Rules, load_rules
+from shipped import own_ids
 
 EXPOSURES = {"high-card-flush": 834_000, "high-card-flush-toledo": 144_000,
              "nh-flush-poker": 4_030, "nh-holdem-stud": 12_900, "nine-card-flush": 52_800}
@@ -39,11 +40,11 @@ def best_hand(rules: Rules) -> dict[str, Any]:
 
 def test_every_built_in_is_within_the_default_limit() -> None:
     assert {rules_id: exposure(load_rules(rules_id)).total
-            for rules_id in builtin_ids()} == EXPOSURES
+            for rules_id in own_ids()} == EXPOSURES
     assert max(EXPOSURES.values()) <= DEFAULT_EXPOSURE_LIMIT
 
 
-@pytest.mark.parametrize("rules_id", builtin_ids())
+@pytest.mark.parametrize("rules_id", own_ids())
 def test_a_built_in_s_best_hand_wins_its_exposure(rules_id: str) -> None:
     rules = load_rules(rules_id)
     settlement = family_of(rules).engine.settle_request(rules, best_hand(rules))
@@ -52,7 +53,7 @@ def test_a_built_in_s_best_hand_wins_its_exposure(rules_id: str) -> None:
     assert {payout.name for payout in exposure(rules).payouts} == set(settlement.results)
 
 
-@pytest.mark.parametrize("rules_id", builtin_ids())
+@pytest.mark.parametrize("rules_id", own_ids())
 def test_the_most_multiples_on_a_built_in_s_limits_and_pays_stay_within(rules_id: str) -> None:
     rules = load_rules(rules_id)
     multiples = {"raise_multiples": dict.fromkeys(range(2, 8), MAX_MULTIPLE)} \

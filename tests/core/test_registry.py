@@ -15,9 +15,11 @@ from shipped import rule_set_file
 
 
 def test_the_installed_families_and_their_rule_sets() -> None:
-    assert registry.game_names() == ("high-card-flush", "nine-card-flush", "holdem-stud")
+    # feltlab's three, then the test game installed beside it (tests/toy_game)
+    assert registry.game_names() == ("high-card-flush", "nine-card-flush", "holdem-stud",
+                                     "toy-pull-back")
     assert builtin_ids() == ["high-card-flush", "high-card-flush-toledo", "nh-flush-poker",
-                             "nh-holdem-stud", "nine-card-flush"]
+                             "nh-holdem-stud", "nine-card-flush", "toy-pull-back"]
     assert registry.family_of_rule_set("nh-flush-poker").game == "high-card-flush"
     assert registry.strategy_file("nine-card-flush") is not None
     assert registry.strategy_file("no-such-rule-set") is None
@@ -52,7 +54,8 @@ def test_a_family_registered_in_process_takes_the_installed_ones_place(
     text = rule_set_file("high-card-flush").read_text("utf-8").replace("7 = 300", "7 = 250")
     registry.register(replacement(tmp_path, text))
     try:
-        assert builtin_ids() == ["high-card-flush", "nh-holdem-stud", "nine-card-flush"]
+        assert builtin_ids() == ["high-card-flush", "nh-holdem-stud", "nine-card-flush",
+                                 "toy-pull-back"]
         changed = load_rules("high-card-flush")
         assert changed.flush_pays[7] == 250  # type: ignore[attr-defined]
         assert changed.fingerprint != original.fingerprint and not changed.modified
@@ -61,7 +64,7 @@ def test_a_family_registered_in_process_takes_the_installed_ones_place(
         registry.unregister("high-card-flush")
     assert load_rules("high-card-flush") == original
     assert "300 to 1" in str(rule_card("high-card-flush")["wagers"])
-    assert len(builtin_ids()) == 5
+    assert len(builtin_ids()) == 6  # feltlab's five and the test game's
 
 
 def test_two_families_may_not_ship_one_rule_set(tmp_path: Path) -> None:
@@ -75,4 +78,4 @@ def test_two_families_may_not_ship_one_rule_set(tmp_path: Path) -> None:
             builtin_ids()
     finally:
         registry.unregister("high-card-flush-copy")
-    assert len(builtin_ids()) == 5
+    assert len(builtin_ids()) == 6  # feltlab's five and the test game's

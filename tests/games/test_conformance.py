@@ -59,13 +59,13 @@ from feltlab.core.family import (
     MissingFacet,
     ProtectionModel,
     SimulationKernel,
-    Words,
     family_of,
     provides,
 )
 from feltlab.core.payout import settle_request
 from feltlab.core.protection import Case
 from feltlab.core.rules import Rules, canonical_content, load_rules, parse_rules
+from feltlab.core.words import Words
 from feltlab.present.catalogue import rule_card
 from feltlab.present.display import hand_view, settlement_rows
 from feltlab.present.rulesdoc import rule_set_section, rules_document

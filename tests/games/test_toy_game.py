@@ -5,15 +5,18 @@ engine's simulator, and the faces that need what it lacks saying so."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from typer.testing import CliRunner
 
 from feltlab.cli import app
+from feltlab.core import registry
 from feltlab.core.cards import full_deck, parse_cards
 from feltlab.core.engine import Deal, Decide, HandState, PlaceWager, action_to_json
 from feltlab.core.rules import load_rules
 
 TOY = "toy-pull-back"
+TOY_GAME = "toy-pull-back"  # the family's game, named as its one rule set
 runner = CliRunner()
 
 
@@ -59,3 +62,18 @@ def test_advise_and_protect_say_the_game_has_none() -> None:
     protected = runner.invoke(app, ["protect", TOY])
     assert protected.exit_code != 0 and "has no protection model" in protected.output
     assert "Traceback" not in advised.output + protected.output
+
+
+def test_the_toy_is_one_small_folder_of_required_facets() -> None:
+    """A new game in an afternoon: at most 300 lines of Python in at most 3 modules,
+    only the required facets (no exact math, kernel or protection model), and a
+    decision kind no other family has."""
+    folder = Path(__file__).resolve().parents[1] / "toy_game" / "feltlab_toy"
+    modules = sorted(folder.glob("*.py"))
+    assert len(modules) <= 3, modules
+    assert sum(len(path.read_text().splitlines()) for path in modules) <= 300
+    toy = registry.family(TOY_GAME)
+    assert not toy.provides
+    others = {kind.name for family in registry.families() if family.game != TOY_GAME
+              for kind in family.decisions}
+    assert {kind.name for kind in toy.decisions} - others == {"pull_back"}

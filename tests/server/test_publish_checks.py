@@ -23,6 +23,7 @@ from feltlab.server.settings import SettingsError, from_environment
 from server.conftest import settings_for, sign_up
 from server.designs import builtin_data, design, to_toml
 from server.test_shared import make_admin
+from shipped import own_ids
 
 
 def _raise_twice_on_four(data: dict[str, Any]) -> None:
@@ -111,7 +112,7 @@ def test_a_design_over_the_exposure_limit_is_refused_naming_the_figure(
     assert checks["exposure"] == 200_004_000_000 and checks["exposure_limit"] == 1_000_000
 
 
-@pytest.mark.parametrize("rules_id", registry.builtin_ids())
+@pytest.mark.parametrize("rules_id", own_ids())
 def test_every_built_in_rule_set_passes_both_checks(client: TestClient, rules_id: str) -> None:
     admin = make_admin(client)
     data = builtin_data(rules_id)

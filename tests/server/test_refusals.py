@@ -66,13 +66,13 @@ def test_bad_decisions_change_nothing(client: TestClient) -> None:
     view = client.post(f"/api/v1/tables/{table}/rounds", json={"wagers": {"ante": 5}},
                        headers=headers).json()
     before = snapshot(client, headers, view["id"])
-    for body, status in [({"action": "raise", "amount": 5}, 422),  # not this game's action
+    for body, status in [({"action": "raise", "amount": 5}, 409),  # another game's kind
                          ({"action": "bet", "amount": 7}, 422),  # not 1x-3x the ante
                          ({"action": "bet", "amount": 20}, 422),
                          ({"action": "bet"}, 422),
                          ({"action": "fold", "amount": 5}, 422),
                          ({"action": "surrender"}, 422),
-                         ({"action": "play"}, 422)]:
+                         ({"action": "play"}, 409)]:
         refused(client.post(f"/api/v1/rounds/{view['id']}/actions", json=body,
                             headers=headers), status)
         assert snapshot(client, headers, view["id"]) == before

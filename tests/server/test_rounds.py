@@ -25,6 +25,7 @@ BETS: dict[str, dict[str, Any]] = {
     "nine-card-flush": {"wagers": {"all9": 10, "bonus9": 5, "player6": 2, "first3": 1},
                         "colour": "red"},
     "nh-holdem-stud": {"wagers": {"ante": 5, "bonus3": 2}},
+    "toy-pull-back": {"wagers": {"ante": 10}},  # the test game (tests/toy_game)
 }
 
 

@@ -14,12 +14,12 @@ import pytest
 from fastapi.testclient import TestClient
 
 from cli.test_bad_flags import run_fresh
-from feltlab.core.rules import builtin_ids
 from feltlab.server.fairness import commitment
 from feltlab.server.verify import VerifyError, verify_round
 from server.cli_helpers import run_cli
 from server.conftest import play_round, practice_table, sign_up
 from server.test_rounds import BETS
+from shipped import own_ids
 
 Round = dict[str, Any]
 
@@ -61,7 +61,7 @@ def biggest(options: list[dict[str, Any]]) -> dict[str, Any]:
     return max(options, key=lambda option: option.get("amount") or 0)
 
 
-@pytest.mark.parametrize("rules_id", builtin_ids())
+@pytest.mark.parametrize("rules_id", own_ids())
 def test_every_edited_field_fails_verify(client: TestClient, rules_id: str) -> None:
     headers = sign_up(client)
     table = practice_table(client, headers, rules_id)

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from feltlab.core.rules import builtin_ids, load_rules
+from feltlab.core.rules import load_rules
 from feltlab.simulate.limits import most_workers
 from feltlab.simulate.runner import prepare, simulate
+from shipped import own_ids
 
 ROUNDS = 1_000_000
 LONG_ROUNDS = 20_000_000
@@ -32,7 +33,7 @@ def _agrees(rules_id: str, rounds: int, seed: int, seats: int = 1,
 def test_every_wager_has_an_exact_value() -> None:
     """The optimal strategy and the strategy card: every wager and the total (the
     analysis gives each, see test_simulate_exact)."""
-    for rules_id in builtin_ids():
+    for rules_id in own_ids():
         rules = load_rules(rules_id)
         assert set(prepare(rules).exact) == {*prepare(rules).bets, "total"}, rules_id
         simple = prepare(rules, strategy="simple")
@@ -41,12 +42,12 @@ def test_every_wager_has_an_exact_value() -> None:
         assert set(simple.exact) == expected, rules_id
 
 
-@pytest.mark.parametrize("rules_id", builtin_ids())
+@pytest.mark.parametrize("rules_id", own_ids())
 def test_simulation_agrees_with_exact_values(rules_id: str) -> None:
     _agrees(rules_id, ROUNDS, seed=2026)
 
 
-@pytest.mark.parametrize("rules_id", builtin_ids())
+@pytest.mark.parametrize("rules_id", own_ids())
 def test_strategy_card_agrees_with_its_exact_values(rules_id: str) -> None:
     _agrees(rules_id, ROUNDS // 2, seed=11, strategy="simple")
 
@@ -57,7 +58,7 @@ def test_full_table_agrees() -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("rules_id", builtin_ids())
+@pytest.mark.parametrize("rules_id", own_ids())
 def test_twenty_million_rounds_agree(rules_id: str) -> None:
     _agrees(rules_id, LONG_ROUNDS, seed=20)
 

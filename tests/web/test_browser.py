@@ -107,6 +107,8 @@ PLANS = {
     "nh-flush-poker": (["Ante", "Flush", "Straight Flush"], ["Raise 2x", "Raise 1x"]),
     "nine-card-flush": (["All 9", "9 Card Bonus", "Player 6", "First 3"], ["Play"]),
     "nh-holdem-stud": (["Ante", "3 Card Bonus"], ["Bet 3x", "Bet 2x", "Bet 1x"]),
+    # the test game installed from outside feltlab (tests/toy_game): its own decision kind
+    "toy-pull-back": (["Ante"], ["Pull back half"]),
 }
 
 

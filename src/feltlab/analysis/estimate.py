@@ -65,7 +65,8 @@ def _wager(name: str, stake: int, outcomes: dict[tuple[int, int], int], rounds: 
     lines = tuple(OutcomeLine(f"net {Fraction(net, stake)} on {Fraction(staked, stake)}",
                               Fraction(net, stake), count, Fraction(staked, stake))
                   for (net, staked), count in sorted(outcomes.items()))
-    return WagerAnalysis(name, wager_title(name), lines, rounds, decisions=decisions)
+    return WagerAnalysis(name, wager_title(name), lines, rounds, decisions=decisions,
+                         sampled=True)
 
 
 def advisor_policy(state: HandState, seat: int) -> Action:

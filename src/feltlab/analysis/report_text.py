@@ -86,7 +86,10 @@ def pays_text(net: Fraction | int) -> str:
 
 def wager_summary(wager: WagerAnalysis) -> list[tuple[str, str]]:
     """The headline figures of a wager as (label, text) pairs, the same in every report."""
-    rows = [("House edge", percent(wager.house_edge)),
+    edge = percent(wager.house_edge)
+    spread = percent(Fraction(wager.std_error))
+    rows = [("House edge (estimate)", f"{edge} ± {spread}") if wager.sampled
+            else ("House edge", edge),
             ("Hit frequency", percent(wager.hit_frequency)),
             ("Standard deviation", f"{wager.std_dev:.4f}"),
             ("Element of risk", percent(wager.element_of_risk))]

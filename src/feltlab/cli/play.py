@@ -60,10 +60,11 @@ from feltlab.core.engine import (
     PlaceWager,
     Reveal,
 )
-from feltlab.core.family import Words, family_of, wager_title
+from feltlab.core.family import family_of, wager_title
 from feltlab.core.rules import Rules
 from feltlab.core.text import whole_number
 from feltlab.core.views import Line
+from feltlab.core.words import Words
 
 HELP_KEYS = ("?", "p")
 QUIT_KEYS = ("q", "quit")
@@ -149,10 +150,9 @@ class PlaySession:
         while state.phase is not Phase.COMPLETE:
             if state.phase is Phase.DECISIONS:
                 self._decide(state)
-            while (step := state.dealer_step()) is not None:  # the engine's own steps
-                state.apply(step)
-                if isinstance(step, Reveal):
-                    self.show(self.words.reveal_view(state, self.seat_numbers, self._label))
+            dealt = state.advance()  # the dealer's own steps, taken by the engine
+            if any(isinstance(step, Reveal) for step in dealt):
+                self.show(self.words.reveal_view(state, self.seat_numbers, self._label))
         self._show_settlement(state)
         if self.leaving:
             raise QuitSession

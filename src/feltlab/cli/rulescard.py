@@ -7,8 +7,9 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
-from feltlab.core.family import TableView, family_of, wager_title
+from feltlab.core.family import family_of, wager_title
 from feltlab.core.rules import Rules
+from feltlab.core.words import TableView
 from feltlab.present.catalogue import card_lines
 
 

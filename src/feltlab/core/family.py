@@ -42,17 +42,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Protocol, TypeVar
 
 from feltlab.core import registry
+from feltlab.core.words import Words
 
 if TYPE_CHECKING:
     from feltlab.core.cards import Card
     from feltlab.core.decisions import DecisionKind
-    from feltlab.core.engine import Action, Decide, HandState, SeatState
+    from feltlab.core.engine import Decide, HandState, SeatState
     from feltlab.core.model import Advice, ParSheet, Progress, WagerAnalysis
     from feltlab.core.protection import Case, CaseResult, Countermeasure, Leak, Signal
     from feltlab.core.rules import Rules
     from feltlab.core.settle import Settlement
     from feltlab.core.simkit import I64, Strategy
-    from feltlab.core.views import Line
 
 R = TypeVar("R", bound="Rules", contravariant=True)
 
@@ -273,95 +273,6 @@ class ProtectionModel(Protocol[R]):
         """What an operator can change, each measured."""
 
 
-class Words(Protocol[R]):
-    """The words and layout hints the faces (terminal, pages, documents) show."""
-
-    def card_lines(self, rules: R) -> list[str]:
-        """The rules card's lines on how the game goes."""
-
-    def card_tables(self, rules: R) -> list[TableView]:
-        """The rules card's pay tables."""
-
-    def pay_table(self, rules: R, wager: str) -> dict[str, Any] | None:
-        """The pay table a wager is paid on, as the pages show it (``None``: even money)."""
-
-    def decision_buttons(self, rules: R) -> list[dict[str, Any]]:
-        """Every decision button a table page may show, in API v1's action form."""
-
-    def decision_wagers(self, rules: R) -> list[dict[str, Any]]:
-        """Wagers made by a decision (Raise, Play, street bets) and how they pay."""
-
-    def deal_layout(self, rules: R) -> list[dict[str, Any]]:
-        """The order the engine deals from the top of the deck (``per_seat``: once for
-        each seat with a hand, in seat order)."""
-
-    def procedure(self, rules: R, first: str) -> list[str]:
-        """The dealing procedure step by step, after the wagers' step ``first``."""
-
-    def hand_view(self, rules: R, player: Sequence[Card], dealer: Sequence[Card],
-                  community: Sequence[Card], colour: str | None) -> dict[str, Any]:
-        """The cards a round shows laid out for a page, bonus hands named apart; a
-        ``headline`` in place of the player's hand's words under its cards, if given."""
-
-    def settled_on(self, rules: R, details: Mapping[str, Any], wager: str, folded: bool,
-                   brief: bool = False) -> str:
-        """What a settled wager was paid on, in words (``brief``: as the terminal's
-        settlement table says it)."""
-
-    def drill_hand(self, rules: R, deck: Sequence[Card], randbelow: Callable[[int], int]
-                   ) -> dict[str, Any]:
-        """A random decision for the strategy trainer, from a shuffled deck."""
-
-    def option_action(self, option: str, ante: int) -> tuple[str, dict[str, Any]]:
-        """One of the advisor's options (as :meth:`ExactMath.advise` names it) as a
-        button's label and API v1's action at this ante."""
-
-    @property
-    def advice_takes_bets(self) -> bool:
-        """Whether the advisor needs the street bets made so far."""
-
-    def document_intro(self) -> list[str]:
-        """The rules document's Markdown on the game, before its rule sets."""
-
-    def document_section(self, rules: R) -> list[str]:
-        """The rules document's Markdown on one rule set's own rules and pay tables."""
-
-    def open_points(self) -> list[tuple[str, str, str]]:
-        """Points the posted rules leave open: (point, what feltlab does, where)."""
-
-    # the terminal ---------------------------------------------------------------------
-
-    def least_to_play_on(self, rules: R, antes: int) -> tuple[int, int, str]:
-        """What hands with ``antes`` on the main wager need to play on: to the end, for
-        the next decision, and what that is called."""
-
-    def decision_view(self, state: HandState, seat: int, label: str) -> list[Line]:
-        """What a seat sees when it decides."""
-
-    def reveal_view(self, state: HandState, seats: Sequence[int],
-                    label: Callable[[int], str]) -> list[Line]:
-        """What the table sees after a reveal."""
-
-    def settlement_view(self, state: HandState) -> list[Line]:
-        """What the table sees before the seats' settlements (the dealer's hand)."""
-
-    def seat_settlement_view(self, state: HandState, seat: int, label: str) -> list[Line]:
-        """One seat's hand as settled."""
-
-    def decision_prompt(self, state: HandState, seat: int, payable: Sequence[int]) -> str:
-        """The terminal's prompt at a decision (``payable``: the legal stakes the
-        bankroll covers)."""
-
-    def choices_hint(self, state: HandState, seat: int, payable: Sequence[int],
-                     short: Callable[[int, str], str | None]) -> str:
-        """What can be typed at a decision (``short(least, what)``: why the bankroll
-        cannot cover it, or ``None``)."""
-
-    def parse_decision(self, state: HandState, seat: int, answer: str,
-                       payable: Sequence[int]) -> Action | None:
-        """The decision typed (not a fold), or ``None`` if the answer is not one."""
-
-
 @dataclass(frozen=True)
 class AdviceInputs:
     """One hand as the advisor takes it: the player's cards, the community cards turned,
@@ -371,16 +282,6 @@ class AdviceInputs:
     community: tuple[Card, ...] = ()
     colour: str | None = None
     bets: tuple[int, ...] = ()
-
-
-@dataclass(frozen=True)
-class TableView:
-    """A pay table as the rules card prints it: a title, what a line counts, and rows of
-    (line, pays)."""
-
-    title: str
-    unit: str
-    rows: tuple[tuple[str, str], ...]
 
 
 class GameFamily(Protocol):

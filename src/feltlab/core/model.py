@@ -47,6 +47,7 @@ class WagerAnalysis:
     total: int
     rates: dict[str, Fraction] = field(default_factory=dict)
     decisions: bool = False  # a main game with decisions: report EoR and average wager
+    sampled: bool = False  # ``total`` rounds played (a Monte Carlo estimate), not every deal
 
     def __post_init__(self) -> None:
         counted = sum(line.count for line in self.lines)
@@ -108,6 +109,7 @@ class WagerAnalysis:
             "title": self.title,
             "house_edge": float(self.house_edge),
             "house_edge_exact": str(self.house_edge),
+            **({"std_error": self.std_error} if self.sampled else {}),
             "hit_frequency": float(self.hit_frequency),
             "std_dev": self.std_dev,
             "element_of_risk": float(self.element_of_risk),

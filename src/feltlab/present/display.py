@@ -45,7 +45,9 @@ def settlement_rows(rules_id: str, round_json: Mapping[str, Any]) -> list[dict[s
     results: Mapping[str, int] = round_json.get("results") or {}
     request = {**(round_json.get("payout_request") or {}),
                "wagers": round_json.get("wagers") or {}}
-    folded = bool(round_json.get("decisions")) and 0 in (round_json.get("decisions") or [])
+    seat = round_json.get("seat")
+    folded = any(entry.get("type") == "Fold" and entry.get("seat") == seat
+                 for entry in round_json.get("log") or [])
     stakes = family.engine.request_stakes(request)
     return [{"wager": name, "title": wager_title(name), "stake": stakes.get(name, 0),
              "net": net, "on": family.words.settled_on(rules, settlement, name, folded)}

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Final, Literal
 
 from feltlab.core.decisions import DecisionKind
+from feltlab.core.exposure import Payout
 from feltlab.core.family import GameFamily, PackagedFamily
 from feltlab.core.rules import Rules
 
@@ -23,6 +24,9 @@ class ToyRules(Rules):
 
     def placeable_wagers(self) -> tuple[str, ...]:
         return ("ante",)
+
+    def decision_payouts(self) -> tuple[Payout, ...]:
+        return (Payout("play", self.limits["ante"].max, 1),)  # the Play, the Ante again
 
 
 class ToyPullBack(PackagedFamily):

@@ -1,8 +1,9 @@
 """What the faces say and show of the toy game: rules card, buttons, procedure, hand
 views, the rules document and the terminal's prompts.
 
->>> [button["label"] for button in words.decision_buttons(None)]  # type: ignore[arg-type]
-['Fold', 'Play 1x', 'Pull back half']
+>>> from feltlab.core.rules import load_rules
+>>> [button["label"] for button in words.decision_buttons(load_rules("toy-pull-back"))]
+['Fold', 'Play', 'Pull back half']
 """
 
 from __future__ import annotations
@@ -10,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 
-from feltlab.core.cards import Card, format_cards
+from feltlab.core.cards import Card
 from feltlab.core.engine import Action, Decide, HandState
-from feltlab.core.family import TableView, Words
 from feltlab.core.views import CardRun, Line, cards_json
+from feltlab.core.words import Words
 
 from . import ToyRules
 from .engine import refund
@@ -43,20 +44,8 @@ def _line(title: str, cards: Sequence[Card]) -> Line:
 
 
 class ToyWords(Words[ToyRules]):
-    advice_takes_bets = False
-
     def card_lines(self, rules: ToyRules) -> list[str]:
         return list(RULES)
-
-    def card_tables(self, rules: ToyRules) -> list[TableView]:
-        return []
-
-    def pay_table(self, rules: ToyRules, wager: str) -> dict[str, Any] | None:
-        return None
-
-    def decision_buttons(self, rules: ToyRules) -> list[dict[str, Any]]:
-        return [{"label": "Fold", "action": "fold"}, {"label": "Play 1x", "action": "play"},
-                {"label": "Pull back half", "action": "pull_back"}]
 
     def decision_wagers(self, rules: ToyRules) -> list[dict[str, Any]]:
         return [{"name": "play", "title": "Play", "text": "1 to 1 with the Ante; ties push"}]
@@ -83,20 +72,9 @@ class ToyWords(Words[ToyRules]):
         player, dealer = details.get("player_card", ""), details.get("dealer_card", "")
         return f"{player} v {dealer}" if brief else f"player {player} v dealer {dealer}"
 
-    def drill_hand(self, rules: ToyRules, deck: Sequence[Card],
-                   randbelow: Callable[[int], int]) -> dict[str, Any]:
-        return {"player": format_cards(deck[:1]), "community": "", "colour": None, "bets": []}
-
-    def option_action(self, option: str, ante: int) -> tuple[str, dict[str, Any]]:
-        label = {"fold": "Fold", "play": "Play 1x", "pull_back": "Pull back half"}[option]
-        return label, {"action": option}
-
     def document_intro(self) -> list[str]:
         return ["The dealer's procedure:", "", *(f"{n}. {step}" for n, step in
                                                  enumerate(PROCEDURE, 1)), ""]
-
-    def document_section(self, rules: ToyRules) -> list[str]:
-        return [*(f"- {line}" for line in RULES), ""]
 
     def open_points(self) -> list[tuple[str, str, str]]:
         return [("An odd Ante pulled back", "Half is rounded down.",

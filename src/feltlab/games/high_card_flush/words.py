@@ -15,7 +15,6 @@ from typing import Any, Final
 from feltlab.core.cards import Card, format_cards, parse_cards
 from feltlab.core.engine import Action, Decide, HandState
 from feltlab.core.evaluators import best_flush, longest_straight_flush
-from feltlab.core.family import TableView, Words
 from feltlab.core.text import (
     bullets,
     count_rows,
@@ -26,6 +25,7 @@ from feltlab.core.text import (
     parse_amount,
 )
 from feltlab.core.views import CardRun, Line, cards_json
+from feltlab.core.words import TableView, Words
 from feltlab.games.high_card_flush.rules import TITLES, FlushRules
 
 PAY_TABLES: Final = {"flush": ("flush_pays", "flush cards"),

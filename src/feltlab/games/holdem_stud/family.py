@@ -30,13 +30,8 @@ family: GameFamily = HoldemStud("feltlab.games.holdem_stud")
 
 
 if TYPE_CHECKING:  # mypy checks each facet against its protocol
-    from feltlab.core.family import (
-        EngineSteps,
-        ExactMath,
-        ProtectionModel,
-        SimulationKernel,
-        Words,
-    )
+    from feltlab.core.family import EngineSteps, ExactMath, ProtectionModel, SimulationKernel
+    from feltlab.core.words import Words
     from feltlab.games.holdem_stud import engine, exact, kernel, protection, words
 
     _engine: EngineSteps[Any] = engine.steps

@@ -15,9 +15,9 @@ from typing import Any, Final
 from feltlab.core.cards import Card, format_cards
 from feltlab.core.engine import Action, Decide, HandState
 from feltlab.core.evaluators import PokerHand, ThreeCardHand, poker_hand, three_card_hand
-from feltlab.core.family import TableView, Words
 from feltlab.core.text import either, markdown_table, named_rows, numbered, parse_amount, pays_text
 from feltlab.core.views import CardRun, Line, cards_json, pretty_class
+from feltlab.core.words import TableView, Words
 from feltlab.games.holdem_stud.rules import TITLES, HoldemStudRules
 from feltlab.games.holdem_stud.settle import STREET_NAMES
 

@@ -30,13 +30,8 @@ family: GameFamily = NineCardFlush("feltlab.games.nine_card_flush")
 
 
 if TYPE_CHECKING:  # mypy checks each facet against its protocol
-    from feltlab.core.family import (
-        EngineSteps,
-        ExactMath,
-        ProtectionModel,
-        SimulationKernel,
-        Words,
-    )
+    from feltlab.core.family import EngineSteps, ExactMath, ProtectionModel, SimulationKernel
+    from feltlab.core.words import Words
     from feltlab.games.nine_card_flush import engine, exact, kernel, protection, words
 
     _engine: EngineSteps[Any] = engine.steps

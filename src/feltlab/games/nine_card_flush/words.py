@@ -15,9 +15,9 @@ from typing import Any, Final
 from feltlab.core.cards import Card, format_cards
 from feltlab.core.engine import Action, Decide, HandState
 from feltlab.core.evaluators import colour_flush_count, colour_suit
-from feltlab.core.family import TableView, Words
 from feltlab.core.text import count_rows, count_table_markdown, numbered, plural
 from feltlab.core.views import CardRun, Line, cards_json
+from feltlab.core.words import TableView, Words
 from feltlab.games.nine_card_flush.rules import TITLES, NineCardRules
 from feltlab.games.nine_card_flush.settle import COLOURS
 

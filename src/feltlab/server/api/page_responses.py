@@ -212,6 +212,8 @@ class SheetWager(Answer):
     rates: dict[str, float]
     average_total_wager: float | None = None
     """Wagers with decisions: the average total amount wagered per unit of the wager."""
+    std_error: float | None = None
+    """A Monte Carlo estimate's standard error of ``house_edge`` (exact sheets: none)."""
 
 
 class SheetCard(Answer):
@@ -227,6 +229,15 @@ class SheetMapRow(Answer):
     share: float
 
 
+class SheetEstimate(Answer):
+    """How an estimated sheet (a game without exact math) was sampled."""
+
+    method: str
+    rounds: int
+    seed: int
+    std_errors: dict[str, float]
+
+
 class ParSheetAnswer(Answer):
     rules: str
     fingerprint: str
@@ -234,6 +245,8 @@ class ParSheetAnswer(Answer):
     name: str
     wagers: list[SheetWager]
     notes: list[str]
+    estimate: SheetEstimate | None = None
+    """Present when every figure is a Monte Carlo estimate, not exact."""
     strategy_card: SheetCard | None = None
     strategy_map: list[SheetMapRow]
 

@@ -55,7 +55,9 @@ function summaryRow(wager, was) {
     : [el("td", { class: "num" }, "–"), el("td", { class: "num change" }, "new")];
   return el("tr", { "data-wager": wager.name },
     el("th", { scope: "row" }, wager.title),
-    edgeCell("edge", percent(wager.house_edge), fractionText(edge)), ...cells,
+    wager.std_error === undefined ? edgeCell("edge", percent(wager.house_edge), fractionText(edge))
+      : edgeCell("edge", `${percent(wager.house_edge)} ± ${percent(wager.std_error)}`, "an estimate"),
+    ...cells,
     el("td", { class: "num" }, percent(wager.element_of_risk)),
     el("td", { class: "num" }, percent(wager.hit_frequency)),
     el("td", { class: "num" }, fixed(wager.std_dev, figures.places)));

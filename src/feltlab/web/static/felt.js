@@ -318,7 +318,8 @@ function renderHands() {
         : slots(layoutCount("dealer"), "Dealer's cards"));
     const settlement = round && round.settlement;
     document.getElementById("dealer-desc").textContent = view.dealer
-      ? view.dealer.describe + (settlement ? (settlement.dealer_qualifies ? " · qualifies" : " · does not qualify") : "")
+      ? view.dealer.describe + (settlement && "dealer_qualifies" in settlement
+        ? (settlement.dealer_qualifies ? " · qualifies" : " · does not qualify") : "")
       : "";
   }
   if (hasCommunity) {

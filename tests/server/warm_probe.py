@@ -24,6 +24,7 @@ def main() -> None:
     from feltlab.server.app import create_app
     from server.conftest import play_round, practice_table, settings_for, sign_up
     from server.test_rounds import BETS
+    from shipped import own_ids
 
     cold = "--cold" in sys.argv  # the control: no warm-up, so the requests load kernels
     if not cold:
@@ -64,7 +65,8 @@ def main() -> None:
                                                                 if index % 3 else 0])
                 rounds += 1
             drill = client.get("/api/v1/drills", params={"rules": rules_id}, headers=headers)
-            assert drill.status_code == 200, drill.text
+            if rules_id in own_ids():  # the test game has no advisor, so no drills
+                assert drill.status_code == 200, drill.text
         services.recorder.flush()
     print(json.dumps({"rounds": rounds, "added": added, "compiled": compiled,
                       "probe_sees": sees}))

@@ -24,7 +24,8 @@ PAGES = ["/", "/trainer", "/dealer", "/math", "/math/high-card-flush", "/table/1
          "/math/nine-card-flush/par"]
 SPOTS = {"high-card-flush": "Flush", "high-card-flush-toledo": "Ante",
          "nh-flush-poker": "Straight Flush", "nine-card-flush": "Player 6",
-         "nh-holdem-stud": "3 Card Bonus"}
+         "nh-holdem-stud": "3 Card Bonus",
+         "toy-pull-back": "Ante"}  # the test game (tests/toy_game) has no bonus
 """A bonus spot to bet beside the main wager at each rule set's table."""
 
 

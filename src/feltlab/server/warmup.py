@@ -36,6 +36,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from feltlab.analysis.warmup import warm_advisor, warm_builtin
+from feltlab.core.family import provides
 from feltlab.core.registry import builtin_ids
 from feltlab.core.rules import load_rules
 from feltlab.present import trainer
@@ -57,15 +58,20 @@ _lock = threading.Lock()
 
 
 def warm_advisors(rules_ids: list[str]) -> None:
-    """:func:`~feltlab.analysis.warmup.warm_advisor` for each rule set."""
+    """:func:`~feltlab.analysis.warmup.warm_advisor` for each rule set whose game has an
+    advisor (exact math)."""
     for rules_id in rules_ids:
-        warm_advisor(load_rules(rules_id))
+        rules = load_rules(rules_id)
+        if provides(rules, "math"):
+            warm_advisor(rules)
 
 
 def warm_trainers(rules_ids: list[str]) -> None:
-    """A drill hand (with its advice) and a dealer-trainer round checked, per rule set."""
+    """A drill hand (with its advice, where the game has an advisor) and a dealer-trainer
+    round checked, per rule set."""
     for rules_id in rules_ids:
-        trainer.drill(rules_id, False)
+        if provides(load_rules(rules_id), "math"):
+            trainer.drill(rules_id, False)
         answer = trainer.dealer_round(rules_id)
         trainer.check_payouts(answer["request"], {})
 

@@ -19,7 +19,7 @@ from typing import Any, ClassVar, Final, TypeVar
 
 from feltlab.analysis import analyze
 from feltlab.core import registry
-from feltlab.core.family import family_of
+from feltlab.core.family import family_of, provides
 from feltlab.core.memo import solving_afresh
 from feltlab.core.rules import Rules, RulesError, load_rules, parse_rules
 from feltlab.present import solver
@@ -264,10 +264,11 @@ def warm_designer(rules_ids: list[str] | None = None,
             solved.add(type(rules))
             with solving_afresh():
                 analyze(rules)
-        cases = [case for case in (_flashed_card(rules), Case(2)) if case is not None]
-        deals = WARM_DEALS if default_deals(rules) > 0 else 0
-        for case in cases:
-            _evaluated(rules, case, deals)
-        house_edge(rules)
+        if provides(rules, "protection"):  # a game without one has no protection page
+            cases = [case for case in (_flashed_card(rules), Case(2)) if case is not None]
+            deals = WARM_DEALS if default_deals(rules) > 0 else 0
+            for case in cases:
+                _evaluated(rules, case, deals)
+            house_edge(rules)
         if left is not None:
             left(chosen[done:])

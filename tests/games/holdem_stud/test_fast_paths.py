@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from feltlab.core.rules import load_rules
-from feltlab.games.holdem_stud import solver
+from feltlab.games.holdem_stud import solver, strategy_card
 from feltlab.games.holdem_stud import strategy as stud
 from feltlab.games.holdem_stud.analysis import net_multiples
 from feltlab.games.holdem_stud.rules import HoldemStudRules
@@ -61,7 +61,7 @@ def test_middle_levels_equal_the_option_sums_node_by_node(solution: solver.Solut
 
 def test_forward_counts_equal_a_gather_from_each_parent(solution: solver.Solution) -> None:
     shape, binom = solution.shape, solver.binomials()
-    outcome = solver.play_out(solution, solution.choices)
+    outcome = solver.play_out(solution.shape, solution.choices)
     for level in range(shape.last):
         reach, choices = outcome.reach[level], solution.choices[level]
         children = solver.all_sets(3 + level).astype(np.int64)
@@ -94,7 +94,7 @@ def test_node_groups_equal_a_sort_of_every_node(most: int) -> None:
     shape = solver.Shape(3, most)
     for level in range(3):
         width, low = shape.width(level), shape.low(level)
-        keys, groups, features = stud._node_groups(level, width, low)
+        keys, groups, features = strategy_card.node_groups(level, width, low)
         expected_keys, expected_groups = _sorted_node_groups(level, width, low)
         assert np.array_equal(keys, expected_keys)
         assert np.array_equal(groups, expected_groups)
@@ -120,19 +120,19 @@ def _group_totals_last_by_scatter(reach: np.ndarray, low: int, scale: int, group
 
 def test_strategy_card_equals_one_found_with_masked_sums(
         solution: solver.Solution, monkeypatch: pytest.MonkeyPatch) -> None:
-    outcome = solver.play_out(solution, solution.choices)
-    quick = stud.derive_card(solution, outcome.reach, outcome.total)
+    outcome = solver.play_out(solution.shape, solution.choices)
+    quick = strategy_card.derive_card(solution, outcome.reach, outcome.total)
 
-    def masked(table: stud.ConditionTable, values: np.ndarray) -> np.ndarray:
+    def masked(table: strategy_card.ConditionTable, values: np.ndarray) -> np.ndarray:
         rows = table.features
         first = rows[:, table.first] >= table.first_min
         second = np.where(table.second >= 0, rows[:, np.maximum(table.second, 0)]
                           >= table.second_min, True)
         return (first & second).astype(np.int64).T @ values  # type: ignore[no-any-return]
 
-    monkeypatch.setattr(stud.ConditionTable, "sums", masked)
-    monkeypatch.setattr(stud, "_group_totals_last", _group_totals_last_by_scatter)
-    assert stud.derive_card(solution, outcome.reach, outcome.total) == quick
+    monkeypatch.setattr(strategy_card.ConditionTable, "sums", masked)
+    monkeypatch.setattr(strategy_card, "_group_totals_last", _group_totals_last_by_scatter)
+    assert strategy_card.derive_card(solution, outcome.reach, outcome.total) == quick
 
 
 def _choices_column_by_column(strategy: stud.StudStrategy,
@@ -165,8 +165,8 @@ street4 = [{{bet = 1, when = {{bets = 1, suited = 3}}}}, {{bet = {most}, when = 
 street5 = [{{bet = {most}, when = {{made = 3, bets = 3}}}}, {{bet = 1, when = {{straight = 4}}}},
            {{bet = 1, when = {{bets = 0}}}}]
 """)
-    outcome = solver.play_out(solution, solution.choices)
-    for strategy in (plan, stud.derive_card(solution, outcome.reach, outcome.total)):
-        quick = stud.strategy_choices(strategy, solution)
+    outcome = solver.play_out(solution.shape, solution.choices)
+    for strategy in (plan, strategy_card.derive_card(solution, outcome.reach, outcome.total)):
+        quick = stud.strategy_choices(strategy, solution.shape)
         expected = _choices_column_by_column(strategy, solution)
         assert all(np.array_equal(a, b) for a, b in zip(quick, expected, strict=True))

@@ -7,8 +7,11 @@ sets) and the 3 community cards in the order they are turned (50 x 49 x 48), so 
 counted over the C(52,3) = 22,100 sets of community cards.
 
 The optimal strategy is found by backward induction (:mod:`.solver`); ties go
-to the larger bet. Strategies as data live in :mod:`.holdem_strategy`; the per-hand
-advisor in :mod:`.advisor` (re-exported here).
+to the larger bet. A pay table that moves no decision optimal play meets is not solved:
+the last solve's play and its values as forms of the pays answer it
+(:mod:`.outcomes`, :mod:`.pay_forms`), to the last digit. Strategies as data live in
+:mod:`.strategy`, the strategy card in :mod:`.strategy_card`, the per-hand advisor in
+:mod:`.advisor` (re-exported here).
 
 >>> from feltlab.core.cards import parse_cards
 >>> from feltlab.core.rules import load_rules
@@ -29,7 +32,6 @@ import numpy as np
 import numpy.typing as npt
 
 import feltlab.core.cache as derived
-from feltlab.core.cards import RANKS
 from feltlab.core.evaluators import PokerHand, ThreeCardHand
 from feltlab.core.kernels import three_card_hands
 from feltlab.core.memo import RecordCodec, StrategyMemo, fields_key
@@ -40,7 +42,6 @@ from feltlab.core.model import (
     StrategyCard,
     StrategyRow,
     WagerAnalysis,
-    name_splits,
 )
 from feltlab.core.records import (
     Record,
@@ -55,31 +56,28 @@ from feltlab.core.settle import WagerError, capped_shares
 from feltlab.games.holdem_stud.advisor import STRATEGY_FIELDS
 from feltlab.games.holdem_stud.advisor import advise as advise
 from feltlab.games.holdem_stud.advisor import decision_row as decision_row
+from feltlab.games.holdem_stud.outcomes import (
+    OptimalPlay,
+    optimal_play,
+    still_optimal,
+    strategy_outcome,
+)
 from feltlab.games.holdem_stud.rules import HoldemStudRules
+from feltlab.games.holdem_stud.shape import Shape
 from feltlab.games.holdem_stud.solver import (
     I8,
     I64,
     Outcome,
-    Solution,
-    add_at,
     all_sets,
     binomials,
     five_card_classes,
     net_multiples,
-    play_out,
     set_colex_index,
     solution_for,
     solve,
 )
-from feltlab.games.holdem_stud.strategy import (
-    MADE_NAMES,
-    STREET_LABELS,
-    StudStrategy,
-    card_features,
-    card_lines,
-    derive_card,
-    strategy_choices,
-)
+from feltlab.games.holdem_stud.strategy import STREET_LABELS, StudStrategy
+from feltlab.games.holdem_stud.strategy_card import card_lines, fit_card
 
 HAND_TITLES = {PokerHand.LOW_PAIR: "Pair of 2s-5s", PokerHand.MID_PAIR: "Pair of 6s-10s",
                PokerHand.HIGH_PAIR: "Pair of jacks or better"}
@@ -159,8 +157,7 @@ def evaluate_strategy(rules: HoldemStudRules, strategy: StudStrategy) -> WagerAn
     >>> never.house_edge
     Fraction(1, 1)
     """
-    solution = solution_for(rules)
-    outcome = play_out(solution, strategy_choices(strategy, solution))
+    outcome = strategy_outcome(Shape(rules.streets, rules.max_street_multiple), strategy)
     return _main_wager(rules, outcome, "Ante and street bets (given strategy)")
 
 
@@ -184,50 +181,26 @@ def bonus3_wager(rules: HoldemStudRules) -> WagerAnalysis:
     return WagerAnalysis("bonus3", "3 Card Bonus", tuple(lines), math.comb(52, 3))
 
 
-def _starting_label(cards: npt.NDArray[np.uint8]) -> str:
-    high, low = sorted((int(cards[0]) % 13, int(cards[1]) % 13), reverse=True)
-    if high == low:
-        return RANKS[high] * 2
-    suited = int(cards[0]) // 13 == int(cards[1]) // 13
-    return RANKS[high] + RANKS[low] + ("s" if suited else "o")
-
-
-def _decision_name(bet: int) -> str:
-    return "fold" if bet == 0 else f"{bet}x"
-
-
-def _strategy_map(solution: Solution, outcome: Outcome) -> list[tuple[str, str, Fraction]]:
-    rows: dict[tuple[str, str], int] = {}
-    sets = all_sets(2)
-    for row, cards in enumerate(sets):
-        key = (f"{STREET_LABELS[0]}: {_starting_label(cards)}",
-               _decision_name(int(solution.choices[0][row, 0])))
-        rows[key] = rows.get(key, 0) + 1
-    result = [(group, decision, Fraction(count, len(sets)))
-              for (group, decision), count in sorted(rows.items())]
-    options = solution.shape.most + 1
-    for level in range(1, solution.shape.streets):
-        made = card_features(2 + level)["made"]
-        deals = outcome.reach[level] * solution.shape.scale(level)
-        # deals by (made hand, bet), summed exactly in one pass
-        cell = made[:, None].astype(np.int64) * options + solution.choices[level]
-        by_cell = np.zeros(len(MADE_NAMES) * options, dtype=np.int64)
-        add_at(by_cell, cell.ravel(), deals.ravel())
-        for category, name in enumerate(MADE_NAMES):
-            for bet in range(options):
-                count = int(by_cell[category * options + bet])
-                if count:
-                    result.append((f"{STREET_LABELS[level]}: {name}", _decision_name(bet),
-                                   Fraction(count, outcome.total)))
-    return list(name_splits(result, lambda group: "other cards (draws, high cards)"))
+def _optimal_and_card(rules: HoldemStudRules) -> tuple[OptimalPlay, StudStrategy]:
+    """The optimal strategy's play (a kept one's when the pays move no decision on its
+    path: no solve) and the strategy card fitted to its option values."""
+    multiples = net_multiples(rules)
+    shape = Shape(rules.streets, rules.max_street_multiple)
+    found = still_optimal(shape, multiples)
+    if found is None:
+        play = optimal_play(solution_for(rules))
+        priced = play.forms.for_pays(multiples)  # loads what a later edit's check runs
+        assert priced is not None and priced[0] is play.forms, "the solver's own decisions"
+        totals = priced[1]
+    else:
+        play, totals = found
+    return play, fit_card(shape, totals, play.outcome.total)
 
 
 def card_strategy(rules: HoldemStudRules) -> StudStrategy:
     """The strategy card of :func:`analyze` as a playable strategy (see
     :func:`feltlab.games.holdem_stud.strategy.strategy_choices` for its decision tables)."""
-    solution = solution_for(rules)
-    outcome = play_out(solution, solution.choices)
-    return derive_card(solution, outcome.reach, outcome.total)
+    return _optimal_and_card(rules)[1]
 
 
 _StrategyPart = tuple[WagerAnalysis, StrategyCard, tuple[StrategyRow, ...], int]
@@ -254,17 +227,14 @@ def _strategy_part(rules: HoldemStudRules, report: Progress, steps: int) -> _Str
     """The main game, strategy card, strategy map and deal count: what the pay table and
     street bets decide (the same for any 3 Card Bonus, limits or name)."""
     def build() -> _StrategyPart:
-        solution = solution_for(rules)
-        report(1, steps)
-        outcome = play_out(solution, solution.choices)
-        main = _main_wager(rules, outcome, "Ante and street bets (optimal strategy)")
+        play, card = _optimal_and_card(rules)
         report(2, steps)
-        card = derive_card(solution, outcome.reach, outcome.total)
+        main = _main_wager(rules, play.outcome, "Ante and street bets (optimal strategy)")
         card_wager = evaluate_strategy(rules, card)  # the card's exact return
         report(3, steps)
         strategy_card = StrategyCard(card_lines(card, rules.streets), card_wager.house_edge,
                                      main.house_edge)
-        return (main, strategy_card, tuple(_strategy_map(solution, outcome)), outcome.total)
+        return main, strategy_card, play.strategy_map, play.outcome.total
 
     return _strategy_parts.get_or_build(fields_key(rules, STRATEGY_FIELDS), build)
 

@@ -1,6 +1,6 @@
 """Sums over the conditions a strategy-card line may use, all at once.
 
-The card search (:mod:`feltlab.games.holdem_stud.strategy`) asks, again and again, for the
+The card search (:mod:`feltlab.games.holdem_stud.strategy_card`) asks, again and again, for the
 sum of a value over the groups of decision nodes that meet each candidate condition: one
 feature at least a minimum, or two features each at least its own. Rather than one masked
 sum per condition (conditions x groups), :func:`condition_sums` adds the values once into

@@ -158,10 +158,10 @@ def optimal_strategy(rules: HoldemStudRules) -> Strategy:
 
 def plan_strategy(rules: HoldemStudRules, plan: StudStrategy, name: str) -> Strategy:
     """A :class:`StudStrategy` through the analysis's ``strategy_choices``."""
-    from feltlab.games.holdem_stud.solver import solution_for
+    from feltlab.games.holdem_stud.shape import Shape
     from feltlab.games.holdem_stud.strategy import strategy_choices
 
-    choices = strategy_choices(plan, solution_for(rules))
+    choices = strategy_choices(plan, Shape(rules.streets, rules.max_street_multiple))
     return _from_tables(name, choices, plan=plan)
 
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any
 
 import numba as nb
@@ -130,53 +130,44 @@ def _superset_histograms(hands: npt.NDArray[np.uint8], classes: I8, size: int,
 
 
 @nb.njit(cache=True)
-def _with_card(cards: npt.NDArray[np.uint8], card: int, binom: I64) -> int:
-    """Colex rank of the sorted set ``cards`` plus ``card`` (not in it)."""
-    index = 0
-    position = 0
-    placed = False
-    for old in cards:
-        if not placed and card < old:
-            index += binom[card, position + 1]
-            position += 1
-            placed = True
-        index += binom[old, position + 1]
-        position += 1
-    if not placed:
-        index += binom[card, position + 1]
-    return index
+def last_choice(final: int, at_risk: int, scale: int, most: int) -> tuple[int, int]:
+    """The scaled value and choice at a last-street node: ``final`` is the node's sum of
+    net multiples over the ordered completions, ``scale`` their number.
+
+    A bet's value ``final * (at_risk + bet)`` is linear in the bet, so the best bet is the
+    largest when the final sum is not negative (ties go to the larger bet) and 1
+    otherwise; folding beats it only when strictly better.
+    """
+    bet = most if final >= 0 else 1
+    if -scale * at_risk > final * (at_risk + bet):
+        return -scale * at_risk, 0
+    return final * (at_risk + bet), bet
 
 
 @nb.njit(cache=True)
-def _contains(cards: npt.NDArray[np.uint8], card: int) -> bool:
-    for old in cards:  # noqa: SIM110 (a plain loop compiles in Numba)
-        if old == card:
-            return True
-    return False
+def middle_choice(sums: I64, row: int, offset: int, fold: int, most: int) -> tuple[int, int]:
+    """The scaled value and choice at a node of a street before the last: bet ``b`` is
+    worth ``sums[row, offset + b]``, folding ``fold``. Ties go to the larger bet, and
+    folding must be strictly better."""
+    best, choice = sums[row, offset + most], most
+    for bet in range(most - 1, 0, -1):
+        if sums[row, offset + bet] > best:
+            best, choice = sums[row, offset + bet], bet
+    if fold > best:
+        return fold, 0
+    return best, choice
 
 
 @nb.njit(cache=True)
 def _last_level(final_sums: I64, scale: int, low: int, width: int, most: int
                 ) -> tuple[I64, I8]:
-    """Values and choices when the next cards end the hand: ``final_sums`` is the sum of
-    net multiples over the ordered completions, ``scale`` their number.
-
-    A bet's value ``final_sums * (at_risk + bet)`` is linear in the bet, so the best bet
-    is the largest when the final sum is not negative (ties go to the larger bet) and 1
-    otherwise; folding beats it only when strictly better.
-    """
+    """Values and choices when the next cards end the hand (:func:`last_choice`)."""
     values = np.empty((final_sums.shape[0], width), dtype=np.int64)
     choices = np.empty((final_sums.shape[0], width), dtype=np.int8)
     for row in range(final_sums.shape[0]):
-        final = final_sums[row]
-        bet = most if final >= 0 else 1
         for column in range(width):
-            at_risk = low + column
-            best, choice = final * (at_risk + bet), bet
-            if -scale * at_risk > best:
-                best, choice = -scale * at_risk, 0
-            values[row, column] = best
-            choices[row, column] = choice
+            values[row, column], choices[row, column] = last_choice(
+                final_sums[row], low + column, scale, most)
     return values, choices
 
 
@@ -211,47 +202,42 @@ def add_at(out: I64, index: I64, values: I64) -> None:
 
 
 @nb.njit(cache=True)
-def child_sums(sets: npt.NDArray[np.uint8], row: int, next_values: I64, binom: I64,
-               out: I64) -> None:
-    """``out[j]``: the sum of ``next_values[child, j]`` over the sets one card larger.
-
-    A bet's scaled value at a node depends on the antes at risk after it alone, so every
-    option of every column of the row is one entry of this sum (see
-    :meth:`~.advisor.AdvisorTable.option_sums`): the next cards are visited once per row,
-    not once per column and bet.
-    """
-    out[:] = 0
-    cards = sets[row]
-    for card in range(52):
-        if _contains(cards, card):
-            continue
-        child = _with_card(cards, card, binom)
-        for column in range(next_values.shape[1]):
-            out[column] += next_values[child, column]
+def _final_sums(histograms: I64, multiples: I64, orders: int) -> I64:
+    """Per last-street set: the net multiples summed over its ordered completions."""
+    sums = np.empty(histograms.shape[0], dtype=np.int64)
+    for row in range(histograms.shape[0]):
+        total = 0
+        for hand_class in range(histograms.shape[1]):
+            total += histograms[row, hand_class] * multiples[hand_class]
+        sums[row] = orders * total
+    return sums
 
 
 @nb.njit(cache=True)
-def _middle_level(sets: npt.NDArray[np.uint8], next_values: I64, next_low: int, scale: int,
-                  low: int, width: int, most: int, binom: I64) -> tuple[I64, I8, I64]:
-    """Values and choices at a street before the last, and each row's
-    :func:`child_sums` (the strategy card weighs its options with them again)."""
-    values = np.empty((sets.shape[0], width), dtype=np.int64)
-    choices = np.empty((sets.shape[0], width), dtype=np.int8)
-    sums = np.empty((sets.shape[0], next_values.shape[1]), dtype=np.int64)
-    for row in range(sets.shape[0]):
-        summed = sums[row]
-        child_sums(sets, row, next_values, binom, summed)
+def _middle_level(parents: I64, rows: int, next_values: I64, next_low: int, scale: int,
+                  low: int, width: int, most: int) -> tuple[I64, I8, I64]:
+    """Values and choices at a street before the last, and each row's sums of the next
+    street's values over the next card (``sums[row, j]``, the strategy card and the
+    advisor weigh the options with them again).
+
+    A bet's scaled value at a node depends on the antes at risk after it alone, so every
+    option of every column of a row is one entry of its sums. They are made by adding
+    each next set's values into its ``parents`` (the set less one card): the large next
+    table is read once, in order.
+    """
+    sums = np.zeros((rows, next_values.shape[1]), dtype=np.int64)
+    for child in range(parents.shape[0]):
+        for index in range(parents.shape[1]):
+            parent = parents[child, index]
+            for column in range(next_values.shape[1]):
+                sums[parent, column] += next_values[child, column]
+    values = np.empty((rows, width), dtype=np.int64)
+    choices = np.empty((rows, width), dtype=np.int8)
+    for row in range(rows):
         for column in range(width):
             at_risk = low + column
-            offset = at_risk - next_low  # the bet's option value is summed[offset + bet]
-            best, choice = summed[offset + most], most
-            for bet in range(most - 1, 0, -1):
-                if summed[offset + bet] > best:
-                    best, choice = summed[offset + bet], bet
-            if -scale * at_risk > best:
-                best, choice = -scale * at_risk, 0
-            values[row, column] = best
-            choices[row, column] = choice
+            values[row, column], choices[row, column] = middle_choice(
+                sums, row, at_risk - next_low, -scale * at_risk, most)
     return values, choices, sums
 
 
@@ -322,7 +308,7 @@ class Solution:
     choices: tuple[I8, ...]
     histograms: I64  # per last-level set: five-card supersets by class (unordered)
     final_sums: I64  # per last-level set: sum of net multiples over ORDERED completions
-    next_sums: tuple[I64, ...]  # per level before the last: :func:`child_sums` by row
+    next_sums: tuple[I64, ...]  # per level before the last: each row's sums over the next card
 
     @property
     def orders(self) -> int:
@@ -331,26 +317,28 @@ class Solution:
 
 
 @cache
-def _histograms(size: int) -> I64:
+def completion_histograms(size: int) -> I64:
+    """Per set of ``size`` cards, how many of its five-card supersets fall in each
+    :class:`PokerHand` (shared: do not modify)."""
     return _superset_histograms(all_sets(5), five_card_classes(), size, binomials())
 
 
-@cache
+@lru_cache(maxsize=8)
 def solve(multiples: tuple[int, ...], streets: int, most: int) -> Solution:
-    """Backward induction for a pay table given as net multiple per :class:`PokerHand`."""
+    """Backward induction for a pay table given as net multiple per :class:`PokerHand`
+    (the last few kept: a designer's process meets many pay tables)."""
     shape = Shape(streets, most)
-    binom = binomials()
-    histograms = _histograms(2 + shape.last)
+    histograms = completion_histograms(2 + shape.last)
     orders = math.factorial(COMMUNITY - shape.last)
-    final_sums = orders * (histograms @ np.array(multiples, dtype=np.int64))
+    final_sums = _final_sums(histograms, np.array(multiples, dtype=np.int64), orders)
     values, choices = _last_level(final_sums, shape.scale(shape.last), shape.low(shape.last),
                                   shape.width(shape.last), most)
     all_values, all_choices = [values], [choices]
     all_sums: list[I64] = []
     for level in range(shape.last - 1, -1, -1):
-        values, choices, sums = _middle_level(all_sets(2 + level), values, shape.low(level + 1),
-                                              shape.scale(level), shape.low(level),
-                                              shape.width(level), most, binom)
+        values, choices, sums = _middle_level(parents(3 + level), math.comb(52, 2 + level),
+                                              values, shape.low(level + 1), shape.scale(level),
+                                              shape.low(level), shape.width(level), most)
         all_values.insert(0, values)
         all_choices.insert(0, choices)
         all_sums.insert(0, sums)
@@ -369,10 +357,10 @@ class Outcome:
     total: int
 
 
-def play_out(solution: Solution, choices: tuple[I8, ...]) -> Outcome:
+def play_out(shape: Shape, choices: tuple[I8, ...]) -> Outcome:
     """Counts of every result when ``choices`` (per level, shaped like the optimal
-    choices) are played, over all ordered deals of 2 player and 3 community cards."""
-    shape = solution.shape
+    choices) are played, over all ordered deals of 2 player and 3 community cards (the
+    pays do not enter)."""
     reach = np.zeros((math.comb(52, 2), 1), dtype=np.int64)
     reach[:, 0] = 1
     reaches, folded, bets = [reach], [], []
@@ -386,7 +374,8 @@ def play_out(solution: Solution, choices: tuple[I8, ...]) -> Outcome:
         reach = next_reach
         reaches.append(reach)
     fold, final, bet = _finish(reach, choices[shape.last], shape.low(shape.last),
-                               solution.histograms, solution.orders, shape.top)
+                               completion_histograms(2 + shape.last),
+                               math.factorial(COMMUNITY - shape.last), shape.top)
     folded.append(fold)
     bets.append(int(bet))
     total = math.comb(52, 2) * shape.scale(0)

@@ -9,6 +9,7 @@ contract in pyproject.toml, checked by ``lint-imports`` in ``.ci/run``.
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 from importlib import metadata
 from pathlib import Path
@@ -155,3 +156,17 @@ def test_the_length_check_would_catch_a_long_module(tmp_path: Path) -> None:
     (tmp_path / "family" / "short.py").write_text("x = 1\n" * 450, "utf-8")
     (tmp_path / "notes.txt").write_text("x = 1\n" * 900, "utf-8")
     assert long_modules(tmp_path, 450) == {"family/long.py": 451}
+
+
+def test_the_pages_scripts_name_no_games_fields() -> None:
+    """The table, trainer and designer scripts follow the games' data (decision kinds,
+    hand views' headlines, the dealer drill's words): none reads a field one game has."""
+    static = Path(__file__).resolve().parent.parent / "src" / "feltlab" / "web" / "static"
+    names = "streets|all9|raise|play"
+    field = re.compile(rf"""\.({names}|nine)\b|\[["']({names})["']\]"""
+                       rf"""|["']({names})["']\s*(in|:|===|==)""")
+    found = [f"{script.name}:{number}: {line.strip()}"
+             for script in sorted(static.glob("*.js"))
+             for number, line in enumerate(script.read_text("utf-8").splitlines(), 1)
+             if field.search(line)]
+    assert not found, "\n".join(found)

@@ -292,3 +292,29 @@ def test_phone_size(server: Server, phone: Any, artifacts: Path) -> None:
     assert wide <= 390, f"the table page is {wide} px wide on a 390 px phone"
     page.goto(server.base + "/dealer")
     shot(page, artifacts, "phone-dealer")
+
+
+def test_the_test_game_at_the_trainers(server: Server, desktop: Any, artifacts: Path) -> None:
+    """A game with only the required facets (tests/toy_game): the strategy trainer says it
+    has no advisor; the dealer trainer deals it and checks its payouts, the pull-back in
+    the game's own words."""
+    page = desktop.new_page()
+    sign_up(page, server)
+    page.goto(server.base + "/trainer?rules=toy-pull-back")
+    page.get_by_role("button", name="New hand").click()
+    page.locator("#drill-advice", has_text="has no advisor").wait_for(timeout=TIMEOUT)
+    assert page.locator("#drill-options button").count() == 0
+    shot(page, artifacts, "trainer-toy-no-advisor")
+    page.goto(server.base + "/dealer?rules=toy-pull-back")
+    with page.expect_response(re.compile(r".*/api/v1/dealer-rounds.*")) as answer:
+        page.get_by_role("button", name="New round").click()
+    drill = answer.value.json()
+    assert drill["decided"].split(" ")[0] in ("Fold", "Play", "Pull")  # the game's words
+    results = settle_request(drill["request"])["results"]
+    for item in drill["to_settle"]:
+        page.locator(f"#answer-{item['wager']}").fill(str(results[item["wager"]]))
+    page.get_by_role("button", name="Check payouts").click()
+    page.wait_for_selector("#dealer-result table", timeout=TIMEOUT)
+    count = len(results)
+    assert f"{count} of {count} right" in page.locator("#dealer-result").text_content()
+    shot(page, artifacts, "dealer-trainer-toy")

@@ -38,6 +38,7 @@ class ThrowawayPostgres:
                    "-c fsync=off -c synchronous_commit=off -c full_page_writes=off "
                    "-c max_connections=200", "start"])
         self.counter = 0
+        self.migrated: str | None = None  # the database migrated_database copies
 
     def _run(self, command: list[str]) -> None:
         if self.as_root:
@@ -47,15 +48,36 @@ class ThrowawayPostgres:
     def url(self, database: str = "postgres") -> str:
         return f"postgresql://postgres@127.0.0.1:{self.port}/{database}"
 
-    def new_database(self) -> str:
+    def new_database(self, template: str | None = None) -> str:
+        """A new database: empty, or a copy of the database named ``template``."""
         import psycopg
 
         self.counter += 1
         name = f"feltlab_test_{os.getpid()}_{self.counter}_{int(time.time() * 1000) % 100000}"
+        copied = f' TEMPLATE "{template}"' if template else ""
         with psycopg.connect(f"host=127.0.0.1 port={self.port} user=postgres dbname=postgres",
                              autocommit=True) as connection:
-            connection.execute(f'CREATE DATABASE "{name}"')
+            connection.execute(f'CREATE DATABASE "{name}"{copied}')
         return self.url(name)
+
+    def migrated_database(self) -> str:
+        """A new database whose schema is at the newest revision: a copy (``CREATE
+        DATABASE ... TEMPLATE``) of one migrated once for the whole run, instead of the
+        migrations run again for every test (about a second each on one core, against a
+        tenth of that for the copy). The copy holds what the migrations leave, row for
+        row: they are deterministic."""
+        if self.migrated is None:
+            from feltlab.server.migrate import upgrade
+            from feltlab.server.services.database import make_engine
+
+            url = self.new_database()
+            engine = make_engine(url)
+            try:
+                upgrade(engine)
+            finally:
+                engine.dispose()  # a template takes no connections while it is copied
+            self.migrated = url.rsplit("/", 1)[1]
+        return self.new_database(template=self.migrated)
 
     def stop(self) -> None:
         """Immediate shutdown, waiting at most 10 s for the server to go."""

@@ -45,9 +45,9 @@ def old_table(connection: Connection, table_id: int, shared: bool) -> None:
         {"id": table_id, "shared": int(shared)})
 
 
-def test_migrations_match_the_models(database_url: str) -> None:
+def test_migrations_match_the_models(empty_database_url: str) -> None:
     assert TrainerScore.__table__.metadata is Base.metadata  # its table is known
-    engine = make_engine(normalise_url(database_url))
+    engine = make_engine(normalise_url(empty_database_url))
     try:
         upgrade(engine)
         with engine.connect() as connection:
@@ -125,10 +125,11 @@ def test_upgrade_refuses_a_table_with_two_unfinished_rounds(sqlite_url: str) -> 
         engine.dispose()
 
 
-def test_the_audit_head_is_computed_from_the_chain_on_upgrade(database_url: str) -> None:
+def test_the_audit_head_is_computed_from_the_chain_on_upgrade(empty_database_url: str
+                                                               ) -> None:
     """0015 anchors a log made before it at the chain's head: its line count and last
     hash; the chain verifies against it, and the next line moves it."""
-    engine = make_engine(normalise_url(database_url))
+    engine = make_engine(normalise_url(empty_database_url))
     try:
         command.upgrade(alembic_config(engine), "0012")
         prev_hash = audit.GENESIS

@@ -2,8 +2,9 @@
 database, and Debian's Chromium driven by Playwright for Python (no browser download).
 
 Without /usr/bin/chromium (or ``FELTLAB_CHROMIUM``) or Playwright the browser tests skip,
-unless ``FELTLAB_REQUIRE_CHROMIUM=1``: then they fail. Screenshots go to
-``FELTLAB_WEB_ARTIFACTS`` (default: a ``web-artifacts`` folder under pytest's temp dir).
+unless ``FELTLAB_REQUIRE_CHROMIUM=1``: then they fail. Screenshots are taken when
+``FELTLAB_WEB_ARTIFACTS`` names a folder for them (:func:`screenshot`); axe's results go
+there too, or to a ``web-artifacts`` folder under pytest's temp dir.
 """
 
 from __future__ import annotations
@@ -35,6 +36,10 @@ SRC = str(Path(__file__).resolve().parents[2] / "src")
 CHROMIUM = os.environ.get("FELTLAB_CHROMIUM", "/usr/bin/chromium")
 REQUIRE = os.environ.get("FELTLAB_REQUIRE_CHROMIUM") == "1"
 REFUSAL = "Failed to load resource: the server responded with a status of 4"
+SCREENSHOTS = bool(os.environ.get("FELTLAB_WEB_ARTIFACTS"))
+"""Screenshots are for a person to look at, so they are taken when ``FELTLAB_WEB_ARTIFACTS``
+says where that person will look: nothing is checked on them, and each costs Chromium
+0.3-1 s of one core (some 45 s of the browser tests' 5 minutes on one core)."""
 DESKTOP = {"width": 1280, "height": 900}
 PHONE = {"width": 390, "height": 844}
 WIDE = {"width": 1366, "height": 900}  # a common laptop screen: the designer's
@@ -56,6 +61,13 @@ def _missing_browser() -> str | None:
     return None
 
 
+def screenshot(target: Any, path: Path, **options: Any) -> None:
+    """``target.screenshot`` (a page's or a locator's) to ``path``, when screenshots are
+    wanted (:data:`SCREENSHOTS`)."""
+    if SCREENSHOTS:
+        target.screenshot(path=str(path), **options)
+
+
 @dataclass
 class Server:
     base: str
@@ -74,12 +86,18 @@ def artifacts(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="session")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    """``feltlab serve`` on an empty temporary SQLite database (cheap password hashing)."""
+    """``feltlab serve`` on an empty temporary SQLite database (cheap password hashing).
+
+    It reads and fills the derived-data cache the rest of the run uses (entries are named
+    by the code's hash, so no other code's data is read): its warm-up and its designer's
+    process then load what the tests before it computed instead of computing it all
+    again beside the browser (half a minute of one core). A start on an empty cache is
+    ``tests/server/test_warmup.py``'s and ``test_logs.py``'s to check."""
     folder = tmp_path_factory.mktemp("web-server")
     port = _free_port()
     env = {**os.environ, "PYTHONPATH": SRC + os.pathsep + os.environ.get("PYTHONPATH", ""),
            "FELTLAB_ARGON2_MEMORY_KIB": "1024", "FELTLAB_ARGON2_TIME_COST": "1",
-           "XDG_CACHE_HOME": str(folder / "cache"), "XDG_DATA_HOME": str(folder / "data")}
+           "XDG_DATA_HOME": str(folder / "data")}
     log = folder / "server.log"
     database = f"sqlite:///{folder / 'web.sqlite3'}"
     with log.open("wb") as out:

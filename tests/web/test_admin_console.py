@@ -18,7 +18,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from feltlab.server.services.accounts import create_admin
 from server.cli_helpers import run_cli
 from web.axe import assert_axe_clean
-from web.conftest import Server, Watch
+from web.conftest import Server, Watch, screenshot
 
 _names = itertools.count(1)
 TIMEOUT = 30_000
@@ -116,7 +116,7 @@ def test_console_shows_the_pit(server: Server, desktop: Any, watch: Watch,
     csv_link = page.get_by_role("link", name="Download CSV")
     assert "format=csv" in (csv_link.get_attribute("href") or "")
     assert page.locator("h1").count() == 1
-    page.screenshot(path=str(artifacts / "admin-console.png"), full_page=True)
+    screenshot(page, artifacts / "admin-console.png", full_page=True)
     assert_axe_clean(page, "admin-console", artifacts)
 
     # a player, found and locked by keyboard alone, then unlocked
@@ -143,7 +143,7 @@ def test_console_shows_the_pit(server: Server, desktop: Any, watch: Watch,
     assert audit["intact"] and len(audit["head"]["hash"]) == 64
     assert page.locator("#audit-head").text_content() == audit["head"]["hash"]
     assert page.locator("#audit-head-lines").text_content() == str(audit["head"]["lines"])
-    page.screenshot(path=str(artifacts / "admin-console-player.png"), full_page=True)
+    screenshot(page, artifacts / "admin-console-player.png", full_page=True)
     assert_axe_clean(page, "admin-console-player", artifacts)
     page.get_by_label("Reason for locking or unlocking").fill("cleared")
     page.get_by_role("button", name="Unlock").click()

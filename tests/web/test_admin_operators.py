@@ -29,7 +29,7 @@ from server.operators_helpers import RULES, bearer, keyed, launch
 from server.test_outbox import new_round
 from server.wallet_process import SECRET, WalletProcess
 from web.axe import assert_axe_clean
-from web.conftest import Server, Watch
+from web.conftest import Server, Watch, screenshot
 from web.test_admin_console import PASSWORD, TIMEOUT, _admin, sign_in
 
 _ids = itertools.count(1)
@@ -134,7 +134,7 @@ def test_operators_and_their_wallet_calls(server: Server, desktop: Any, phone: A
     figures = page.locator("#operator-figures-table tbody")
     figures.locator("tr", has_text=live).first.wait_for(timeout=TIMEOUT)
     assert figures.locator("tr", has_text=live).count() == 2  # EUR and JPY
-    page.screenshot(path=str(artifacts / "admin-operators.png"), full_page=True)
+    screenshot(page, artifacts / "admin-operators.png", full_page=True)
     assert_axe_clean(page, "admin-operators", artifacts)
 
     # a flagged call retried now, by keyboard: the focus stays on its row's button
@@ -153,7 +153,7 @@ def test_operators_and_their_wallet_calls(server: Server, desktop: Any, phone: A
     assert focused(page) == "ask-note"
     assert "EUR 3.00" in dialog.inner_text()
     page.wait_for_timeout(300)  # (the backdrop is painted a frame after the dialog)
-    page.screenshot(path=str(artifacts / "admin-operators-resolve.png"), full_page=False)
+    screenshot(page, artifacts / "admin-operators-resolve.png", full_page=False)
     assert_axe_clean(page, "admin-operators-resolve", artifacts)
     page.get_by_role("button", name="Resolve by hand", exact=True).click()
     page.locator("#ask-status", has_text="Say how").wait_for(timeout=TIMEOUT)
@@ -175,7 +175,7 @@ def test_operators_and_their_wallet_calls(server: Server, desktop: Any, phone: A
     status.filter(has_text=f"{down} is disabled").wait_for(timeout=TIMEOUT)
     assert focused(page) == f"operator:{down}"
     assert page.get_by_role("button", name=f"Enable {down}").is_visible()
-    page.screenshot(path=str(artifacts / "admin-operators-done.png"), full_page=True)
+    screenshot(page, artifacts / "admin-operators-done.png", full_page=True)
     page.keyboard.press("Enter")
     status.filter(has_text=f"{down} is enabled").wait_for(timeout=TIMEOUT)
     assert focused(page) == f"operator:{down}"
@@ -191,7 +191,7 @@ def test_operators_and_their_wallet_calls(server: Server, desktop: Any, phone: A
     assert small.get_by_role("rowheader", name=flagged).count() == 1
     assert small.get_by_role("columnheader", name="Amount").count() == 1
     small.locator("#operators-title").scroll_into_view_if_needed()
-    small.screenshot(path=str(artifacts / "admin-operators-phone.png"), full_page=True)
+    screenshot(small, artifacts / "admin-operators-phone.png", full_page=True)
     wide = small.evaluate("""() => [...document.querySelectorAll('main *')]
         .filter(e => e.getBoundingClientRect().right > 391 && !e.closest('.scroll'))
         .map(e => `${e.tagName}#${e.id}.${e.className}`)""")  # what sticks out, if any

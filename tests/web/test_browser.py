@@ -16,14 +16,14 @@ import pytest
 from feltlab.core.payout import settle_request
 from feltlab.core.rules import builtin_ids, load_rules
 from feltlab.present.catalogue import rule_card
-from web.conftest import Server, Watch
+from web.conftest import Server, Watch, screenshot
 
 _names = itertools.count(1)
 TIMEOUT = 30_000
 
 
 def shot(page: Any, artifacts: Path, name: str) -> None:
-    page.screenshot(path=str(artifacts / f"{name}.png"), full_page=True)
+    screenshot(page, artifacts / f"{name}.png", full_page=True)
 
 
 def sign_up(page: Any, server: Server) -> str:
@@ -287,7 +287,7 @@ def test_phone_size(server: Server, phone: Any, artifacts: Path) -> None:
     check_balance(page, before, total)
     shot(page, artifacts, "phone-table-nine-card-flush")
     page.evaluate("() => window.scrollTo(0, 0)")
-    page.screenshot(path=str(artifacts / "phone-table-nine-card-flush-screen.png"))
+    screenshot(page, artifacts / "phone-table-nine-card-flush-screen.png")
     wide: int = page.evaluate("document.documentElement.scrollWidth")
     assert wide <= 390, f"the table page is {wide} px wide on a 390 px phone"
     page.goto(server.base + "/dealer")

@@ -18,7 +18,7 @@ from feltlab.server.auth import AuthSettings, password_hasher
 from feltlab.server.services.accounts import create_account
 from feltlab.server.services.database import make_engine, session_factory, transaction
 from web.axe import assert_axe_clean
-from web.conftest import Server, Watch
+from web.conftest import Server, Watch, screenshot
 from web.test_browser import TIMEOUT, button, check_balance, first, play_round, shot, sign_up
 
 SLOW = 90_000  # the server warms its analysis in the background at start
@@ -128,7 +128,7 @@ def test_designer_on_a_phone(server: Server, phone: Any, artifacts: Path) -> Non
     shot(page, artifacts, "phone-designer")
     assert_axe_clean(page, "phone-designer", artifacts)
     page.locator("#sheet-title").scroll_into_view_if_needed()
-    page.screenshot(path=str(artifacts / "phone-designer-sheet-screen.png"))
+    screenshot(page, artifacts / "phone-designer-sheet-screen.png")
     wide: int = page.evaluate("document.documentElement.scrollWidth")
     wider = page.evaluate("""() => [...document.querySelectorAll('body *')]
         .filter((node) => node.getBoundingClientRect().right > 391 && !node.closest('.scroll'))

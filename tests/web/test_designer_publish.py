@@ -15,7 +15,7 @@ from feltlab.server.auth import AuthSettings, password_hasher
 from feltlab.server.services.accounts import create_account
 from feltlab.server.services.database import make_engine, session_factory, transaction
 from web.axe import assert_axe_clean
-from web.conftest import Server
+from web.conftest import Server, screenshot
 from web.test_browser import TIMEOUT, shot
 from web.test_designer_page import SLOW, shown_edge, wait_warm
 
@@ -68,7 +68,7 @@ def test_publishing_a_player_favoured_design_asks_first(server: Server, desktop:
     assert dialog.locator("tbody tr").count() == 3  # every wager's edge, the bonuses too
     assert "ante" in (dialog.locator("#publish-dialog-text").text_content() or "")
     shot(page, artifacts, "designer-publish-confirmation")
-    page.screenshot(path=str(artifacts / "designer-publish-confirmation-screen.png"))
+    screenshot(page, artifacts / "designer-publish-confirmation-screen.png")
     assert_axe_clean(page, "designer-publish-confirmation", artifacts)
     page.keyboard.press("Escape")  # cancelled: nothing is published
     result = page.locator("#designer-publish-result")
@@ -92,4 +92,4 @@ def test_publishing_a_player_favoured_design_asks_first(server: Server, desktop:
     row.wait_for(timeout=SLOW)
     assert "Favours the player (ante)" in (row.text_content() or "")
     row.scroll_into_view_if_needed()
-    page.locator("#rules-table").screenshot(path=str(artifacts / "console-player-favoured.png"))
+    screenshot(page.locator("#rules-table"), artifacts / "console-player-favoured.png")

@@ -25,7 +25,7 @@ from feltlab.server.signatures import HEADER, sign
 from server.wallet_process import SECRET as WALLET_SECRET
 from server.wallet_process import WalletProcess
 from web.axe import assert_axe_clean
-from web.conftest import Server, Watch
+from web.conftest import Server, Watch, screenshot
 from web.test_accessibility import focused
 from web.test_browser import TIMEOUT, balance, button, check_balance, enabled_decisions, shot
 from web.test_keyboard import tab_to
@@ -192,7 +192,7 @@ def test_a_demo_round_on_a_phone(server: Server, demo: str, phone: Any,
     button(page, "Deal").tap()
     page.wait_for_selector("#decisions button:not([disabled])", timeout=TIMEOUT)
     page.evaluate("() => window.scrollTo(0, 0)")
-    page.screenshot(path=str(artifacts / "operator-page-phone-mid-round-screen.png"))
+    screenshot(page, artifacts / "operator-page-phone-mid-round-screen.png")
     assert_axe_clean(page, "operator-page-phone-mid-round", artifacts)
     total = decide_until_settled(page, lambda name: button(page, name).tap())
     check_balance(page, before, total)

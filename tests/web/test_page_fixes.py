@@ -12,7 +12,7 @@ from typing import Any
 
 import httpx
 
-from web.conftest import Server
+from web.conftest import Server, screenshot
 from web.test_browser import TIMEOUT, button, open_practice, shot, sign_up, wait_settled
 from web.test_shared_table import open_shared_table
 
@@ -104,7 +104,7 @@ def test_the_phone_bar_leaves_the_felt_uncovered(server: Server, phone: Any,
         button(page, "Deal").click()
         page.wait_for_selector("#decisions button:not([disabled])", timeout=TIMEOUT)
         assert not covered(page), f"{rules_id} mid-round: {covered(page)}"
-        page.screenshot(path=str(artifacts / f"phone-{rules_id}-mid-round-screen.png"))
+        screenshot(page, artifacts / f"phone-{rules_id}-mid-round-screen.png")
 
 
 def test_the_dealer_trainer_answers_an_empty_check(server: Server, desktop: Any) -> None:

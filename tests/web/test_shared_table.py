@@ -25,7 +25,7 @@ from feltlab.server.auth import AuthSettings, password_hasher
 from feltlab.server.fairness import combine_client_seeds
 from feltlab.server.services.accounts import create_account
 from feltlab.server.services.database import make_engine, session_factory, transaction
-from web.conftest import Server
+from web.conftest import Server, screenshot
 from web.test_browser import TIMEOUT, balance, button, enabled_decisions, shot, sign_up
 
 CARD = re.compile(r"^[2-9TJQKA][shdc]$")
@@ -95,7 +95,7 @@ def seated_player(context: Any, server: Server, title: str, seat: int, lobby_sho
     player.name = sign_up(page, server)
     join = page.get_by_role("link", name=f"Join {title}")
     join.wait_for(timeout=TIMEOUT)
-    page.screenshot(path=str(lobby_shot), full_page=True)
+    screenshot(page, lobby_shot, full_page=True)
     join.click()
     page.wait_for_url(re.compile(r".*/table/\d+$"))
     button(page, f"Sit at seat {seat}").click()
@@ -279,7 +279,7 @@ def test_two_players_at_a_shared_table(rules_id: str, server: Server, desktop: A
 
     def on_turn(seat: int, page: Any) -> None:
         if seat == 2 and not (artifacts / f"shared-{rules_id}-phone-turn-screen.png").exists():
-            page.screenshot(path=str(artifacts / f"shared-{rules_id}-phone-turn-screen.png"))
+            screenshot(page, artifacts / f"shared-{rules_id}-phone-turn-screen.png")
 
     taken = play_turns([alice, bob], on_turn)
     assert {seat for seat, _ in taken} == {1, 2} and taken[0][0] == 1
@@ -297,7 +297,7 @@ def test_two_players_at_a_shared_table(rules_id: str, server: Server, desktop: A
         assert int(result.text_content()) == totals[other]
     shot(alice.page, artifacts, f"shared-{rules_id}-desktop-settled")
     shot(bob.page, artifacts, f"shared-{rules_id}-phone-settled")
-    bob.page.screenshot(path=str(artifacts / f"shared-{rules_id}-phone-settled-screen.png"))
+    screenshot(bob.page, artifacts / f"shared-{rules_id}-phone-settled-screen.png")
     wide: int = bob.page.evaluate("() => document.documentElement.scrollWidth")
     assert wide <= 390, f"the shared table is {wide} px wide on a 390 px phone"
 

@@ -77,3 +77,11 @@ def test_the_toy_is_one_small_folder_of_required_facets() -> None:
     others = {kind.name for family in registry.families() if family.game != TOY_GAME
               for kind in family.decisions}
     assert {kind.name for kind in toy.decisions} - others == {"pull_back"}
+
+
+def test_feltlab_rules_lists_and_shows_the_toy() -> None:
+    listed = runner.invoke(app, ["rules"])
+    assert listed.exit_code == 0 and TOY in listed.stdout
+    shown = runner.invoke(app, ["rules", TOY])
+    assert shown.exit_code == 0, shown.output
+    assert "Toy Pull Back" in shown.stdout and "pull back half" in shown.stdout.lower()

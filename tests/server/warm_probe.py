@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import sys
 import tempfile
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -27,8 +28,11 @@ def main() -> None:
     from shipped import own_ids
 
     cold = "--cold" in sys.argv  # the control: no warm-up, so the requests load kernels
-    if not cold:
-        warmup.warm_everything()
+    if not cold:  # what a server's worker runs (its designer's processes warm the designer)
+        warmup.warm_everything(steps=warmup.SERVER_STEPS)
+        for thread in threading.enumerate():  # reads the warm-up left running beside it
+            if thread.name.startswith("feltlab-") and thread is not threading.current_thread():
+                thread.join(600)
 
     added: list[str] = []
     compiled: list[str] = []

@@ -286,17 +286,23 @@ async function openTable(event) {
 
 // --- players -----------------------------------------------------------------------------
 
+// a search answered after a later one is stale: it must not replace the later one's rows
+let searches = 0;
+
 async function searchPlayers(event) {
   if (event) event.preventDefault();
   const text = document.getElementById("player-query").value;
+  const search = ++searches;
   const players = await api("GET", `/admin/players?q=${encodeURIComponent(text)}`);
+  if (search !== searches) return;
   const head = el("thead", {}, el("tr", {}, ["Player", "Practice", "Cash", "Locked", "Self-excluded until", "Action"]
     .map((title) => el("th", { scope: "col" }, title))));
   const rows = players.map((player) => el("tr", {},
     el("th", { scope: "row" }, player.username), el("td", { class: "num" }, player.balances.practice),
     el("td", { class: "num" }, player.balances.cash), el("td", {}, player.locked ? "locked" : "no"),
     el("td", {}, player.limits.excluded_until || "–"),
-    el("td", {}, el("button", { type: "button", class: "btn", onclick: () => showPlayer(player.user_id) },
+    el("td", {}, el("button", { type: "button", class: "btn", onclick: () => showPlayer(player.user_id)
+      .catch((error) => say(status, error.message, true)) },
       `Open ${player.username}`))));
   document.getElementById("players-table").replaceChildren(head,
     el("tbody", {}, rows.length ? rows : [el("tr", {}, el("td", { colspan: 6 }, "Nobody by that name."))]));

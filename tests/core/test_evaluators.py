@@ -7,6 +7,8 @@ from __future__ import annotations
 from collections import Counter
 from itertools import combinations
 
+import numpy as np
+import numpy.typing as npt
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -14,6 +16,7 @@ from hypothesis import strategies as st
 from conftest import (
     CHECK_IDS,
     SEVEN_CARD_CHECKS,
+    Hands,
     Kernel,
     Reference,
     as_array,
@@ -40,10 +43,19 @@ from feltlab.core.evaluators import (
 SAMPLE_SIZE = 200_000
 
 
-@pytest.mark.parametrize(("what", "slow", "fast"), SEVEN_CARD_CHECKS, ids=CHECK_IDS)
-def test_random_7_card_hands(what: str, slow: Reference, fast: Kernel) -> None:
+@pytest.fixture(scope="module")
+def seven_card_sample() -> tuple[Hands, npt.NDArray[np.uint8]]:
+    """The random 7-card hands and their array, drawn once for the four checks (a second
+    each time)."""
     hands = random_hands(7, SAMPLE_SIZE, seed=20261121)
-    assert_same(fast(as_array(hands)), reference(slow, hands), hands, what)
+    return hands, as_array(hands)
+
+
+@pytest.mark.parametrize(("what", "slow", "fast"), SEVEN_CARD_CHECKS, ids=CHECK_IDS)
+def test_random_7_card_hands(seven_card_sample: tuple[Hands, npt.NDArray[np.uint8]],
+                             what: str, slow: Reference, fast: Kernel) -> None:
+    hands, array = seven_card_sample
+    assert_same(fast(array), reference(slow, hands), hands, what)
 
 
 def test_random_5_card_hands() -> None:

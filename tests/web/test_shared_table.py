@@ -120,9 +120,18 @@ def timer_seconds(page: Any) -> int:
     return int(found.group(1))
 
 
+TICK_MS = 10_000
+"""The bound on the timer's next lower count: 10 times the second it ticks by."""
+
+
 def counts_down(page: Any) -> None:
+    """The timer shows fewer seconds than it does now, soon (polled: no fixed wait)."""
     first = timer_seconds(page)
-    page.wait_for_timeout(2200)
+    page.wait_for_function(
+        "(first) => { const found = /(\\d+) s\\b/.exec("
+        "document.querySelector('#timer').textContent);"
+        " return found !== null && Number(found[1]) < first; }",
+        arg=first, timeout=TICK_MS)
     assert timer_seconds(page) < first
 
 

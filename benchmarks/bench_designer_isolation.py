@@ -116,6 +116,8 @@ class Measurer:
 
 
 def describe(millis: list[float]) -> str:
+    if not millis:  # the design ended (or was refused) before the first sample
+        return "no sample"
     ordered = sorted(millis)
     p90 = ordered[min(len(ordered) - 1, int(0.9 * len(ordered)))]
     return f"median {statistics.median(ordered):.1f} ms, p90 {p90:.1f} ms ({len(ordered)})"

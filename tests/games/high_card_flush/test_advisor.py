@@ -9,11 +9,9 @@ import subprocess
 import sys
 
 import numpy as np
-import pytest
 
 from feltlab.core.cards import full_deck
 from feltlab.core.rules import load_rules
-from feltlab.games.high_card_flush import advisor
 from feltlab.games.high_card_flush import counting as fk
 from feltlab.games.high_card_flush import dealer_counts as plain
 from feltlab.games.high_card_flush.advisor import suit_masks
@@ -33,16 +31,6 @@ def test_the_plain_counts_are_the_kernels() -> None:
             compiled = fk.dealer_counts_known(masks, out, known, qualify, fk.BINOM)
             counted = plain.dealer_counts_known(masks, out, known, qualify, plain.BINOM)
             assert [int(count) for count in counted] == [int(count) for count in compiled]
-
-
-def test_the_advisor_counts_with_the_kernels_once_loaded(
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    """A server after its warm-up has the compiled counts loaded: its figures judge every
-    settled round's decision with them (1.6 us, not 120); ``feltlab advise`` alone does
-    not import them (see :data:`FRESH_PROCESS`)."""
-    assert advisor._counter() is fk
-    monkeypatch.delitem(sys.modules, fk.__name__)
-    assert advisor._counter() is plain
 
 
 FRESH_PROCESS = """

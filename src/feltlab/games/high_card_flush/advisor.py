@@ -3,9 +3,7 @@ legal raise, over every dealer hand the unseen cards can make.
 
 It counts the dealer's hands with the plain functions of :mod:`.dealer_counts` (the ones
 :mod:`.counting` compiles for the analysis and protection kernels): one hand takes a
-tenth of a millisecond in Python, and ``feltlab advise`` need not import Numba. A process
-that has the compiled ones loaded already (a server after its warm-up, which judges every
-settled round's decision) counts with those: 1.6 us a hand. The tests hold both equal.
+fraction of a millisecond in Python, and ``feltlab advise`` need not import Numba.
 
 >>> from feltlab.core.rules import load_rules
 >>> from feltlab.core.cards import parse_cards
@@ -16,24 +14,21 @@ settled round's decision) counts with those: 1.6 us a hand. The tests hold both 
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Sequence
 from fractions import Fraction
-from types import ModuleType
 
 import numpy as np
 
 from feltlab.core.cards import Card, CardError, ensure_count, ensure_distinct, format_cards
 from feltlab.core.evaluators import best_flush
 from feltlab.core.model import Advice, OptionValue
-from feltlab.games.high_card_flush import dealer_counts
-from feltlab.games.high_card_flush.dealer_counts import BINOM, HAND_SIZE, Int64Array
+from feltlab.games.high_card_flush.dealer_counts import (
+    BINOM,
+    HAND_SIZE,
+    Int64Array,
+    dealer_counts_known,
+)
 from feltlab.games.high_card_flush.rules import FlushRules
-
-
-def _counter() -> ModuleType:
-    """:mod:`.counting` where this process has loaded it, else :mod:`.dealer_counts`."""
-    return sys.modules.get("feltlab.games.high_card_flush.counting", dealer_counts)
 
 
 def suit_masks(cards: Sequence[Card]) -> Int64Array:
@@ -56,9 +51,8 @@ def advise(rules: FlushRules, cards: Sequence[Card], dead: Sequence[Card] = (),
     if 52 - len(cards) - len(dead) < HAND_SIZE:
         raise CardError(f"dead: {len(dead)} dead cards leave too few for the dealer's hand")
     masks = suit_masks(cards)
-    counts = _counter().dealer_counts_known(masks, suit_masks([*cards, *dead]),
-                                            suit_masks(dealer), rules.qualifier.threshold,
-                                            BINOM)
+    counts = dealer_counts_known(masks, suit_masks([*cards, *dead]), suit_masks(dealer),
+                                 rules.qualifier.threshold, BINOM)
     not_qualified, worse, tie, better, total = (int(count) for count in counts)
     flush = best_flush(cards)
     options = [OptionValue("fold", Fraction(-1))]

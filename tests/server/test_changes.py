@@ -8,6 +8,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from sqlalchemy import Engine, text
@@ -140,3 +141,27 @@ def test_a_lost_connection_listens_again_to_every_table_followed(engine: Engine)
     assert again.wait_for(1) == ["5:heard"]
     again.stop.set()
     again.thread.join(5)
+
+
+def test_a_change_sent_while_a_listen_runs_is_heard(engine: Engine,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """A NOTIFY that arrives with the answer to one of the listener's own commands (here
+    the revocations' LISTEN, just after a table's) is kept by psycopg, not by libpq: it is
+    passed on all the same (it was lost, which a one-core CI run once hit)."""
+    import psycopg
+
+    execute = psycopg.Connection.execute
+
+    def slow_listen(self: psycopg.Connection[Any], query: Any, *args: Any,
+                    **kwargs: Any) -> Any:
+        if query == f"LISTEN {changes.REVOKED_CHANNEL}":
+            changes.notify(engine, 5, "5:during")  # delivered before the LISTEN's answer
+            time.sleep(0.3)
+        return execute(self, query, *args, **kwargs)
+
+    monkeypatch.setattr(psycopg.Connection, "execute", slow_listen)
+    listener = Listener(engine, tables=(5,))
+    assert listener.wait_for(1) == ["5:during"]
+    listener.stop.set()
+    listener.thread.join(5)
+    assert listener.error is None

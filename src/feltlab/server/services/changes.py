@@ -180,7 +180,7 @@ def listen(engine: Engine, stop: threading.Event, heard: Callable[[list[str]], N
             poller.register(driver.socket, select.POLLIN)
             poller.register(following.wake_socket(), select.POLLIN)
             _follow(connection, following, heard, started)
-            connection.execute(f"LISTEN {REVOKED_CHANNEL}")
+            _execute(connection, f"LISTEN {REVOKED_CHANNEL}", heard)
             if revocations_heard is not None:
                 revocations_heard()
             while not stop.is_set():
@@ -199,6 +199,17 @@ def listen(engine: Engine, stop: threading.Event, heard: Callable[[list[str]], N
         following.lost()
 
 
+def _execute(connection: psycopg.Connection[Any], command: str,
+             heard: Callable[[list[str]], None]) -> None:
+    """Run ``command``, then pass on what was notified while it ran: psycopg keeps what
+    arrives with a command's answer itself, where libpq's ``notifies()`` in the loop never
+    sees it (a table's change sent just as its worker LISTENed again was lost)."""
+    connection.execute(command)
+    early = [note.payload for note in connection.notifies(timeout=0)]
+    if early:
+        heard(early)
+
+
 def _follow(connection: psycopg.Connection[Any], following: Following,
             heard: Callable[[list[str]], None],
             started: Callable[[list[int], list[int]], None]) -> None:
@@ -208,10 +219,7 @@ def _follow(connection: psycopg.Connection[Any], following: Following,
         return
     commands = [f"LISTEN {channel(table_id)}" for table_id in listen_to]
     commands += [f"UNLISTEN {channel(table_id)}" for table_id in stop_at]
-    connection.execute("; ".join(commands))
-    early = [note.payload for note in connection.notifies(timeout=0)]
-    if early:  # arrived with the commands' answer: psycopg keeps them itself
-        heard(early)
+    _execute(connection, "; ".join(commands), heard)
     started(listen_to, stop_at)
     following.applied(listen_to, stop_at)
 

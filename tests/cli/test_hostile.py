@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import feltlab
-import feltlab.cli
+import feltlab.cli.program
 import feltlab.cli.rulescard
 from conftest import assert_refused, payout, run_cli, settled
 from feltlab.cli import INTERNAL_ERROR, app
@@ -136,7 +136,7 @@ def test_an_unexpected_failure_is_one_line_and_a_report(
     from typer.testing import CliRunner
     result = CliRunner().invoke(app, ["--debug", "rules", "high-card-flush"])
     assert isinstance(result.exception, RuntimeError)
-    monkeypatch.setattr(feltlab.cli, "_debug", False)
+    monkeypatch.setattr(feltlab.cli.program, "_debug", False)
 
 
 def test_help_is_conventional_and_usage_errors_point_to_it() -> None:

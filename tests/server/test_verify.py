@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -14,6 +15,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from cli.test_bad_flags import run_fresh
+from cli.test_quick_path import run_full
 from feltlab.server.fairness import commitment
 from feltlab.server.verify import VerifyError, verify_round
 from server.cli_helpers import run_cli
@@ -96,7 +98,8 @@ def test_verify_command_names_the_edited_field(client: TestClient, tmp_path: Pat
 
 def test_verify_imports_no_numba(client: TestClient, tmp_path: Path) -> None:
     """Checking a round deals and settles it again in plain Python: ``feltlab verify`` is
-    one of the quick commands (``benchmarks/bench_quick_commands.py`` times it)."""
+    one of the quick commands (``benchmarks/bench_quick_commands.py`` times it), run
+    without Typer or pydantic and answering as the full command line does."""
     headers = sign_up(client)
     table = practice_table(client, headers, "nine-card-flush")
     path = tmp_path / "round.json"
@@ -104,7 +107,10 @@ def test_verify_imports_no_numba(client: TestClient, tmp_path: Path) -> None:
     done, imported = run_fresh(["verify", str(path)])
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["verified"] is True
-    assert "numba" not in imported
+    assert not {name.split(".")[0] for name in imported} & {"numba", "typer", "pydantic"}
+    full = run_full(["verify", str(path)], dict(os.environ))
+    assert (done.stdout, done.stderr, done.returncode) == (
+        full.stdout, full.stderr, full.returncode)
 
 
 def test_next_commitment_is_shown_before_the_bet(client: TestClient) -> None:

@@ -4,21 +4,13 @@ it)."""
 from __future__ import annotations
 
 import sys
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
 from feltlab.cli.published import find_published
 from feltlab.cli.terminal import fail
 from feltlab.core.cards import CARD_FORMAT
-
-
-def _parse_streets(text: str) -> list[int]:
-    try:
-        return [int(part) for part in text.split(",") if part.strip()]
-    except ValueError:
-        raise ValueError(f"--streets: {text!r} is not a list of whole amounts such as 5,5,10"
-                         ) from None
 
 
 def payout_command(
@@ -41,22 +33,17 @@ def payout_command(
     array is read item by item (any length, constant memory). Invalid input exits with
     status 2, one line on standard error and nothing on standard output.
     """
-    import json
-
-    from feltlab.core.payout import settle_document, settle_stream
+    from feltlab.cli.quick import settled_hand
+    from feltlab.core.payout import settle_stream
     from feltlab.core.rules import RulesError
-    from feltlab.core.settle import parse_wagers
 
     find_published(None)
 
     try:
         if rules is not None:
-            document: Any = {"rules": rules, "wagers": parse_wagers(wagers or "")}
-            options = {"player": player, "dealer": dealer, "raise": raise_, "colour": colour,
-                       "community": community, "play": play,
-                       "streets": None if streets is None else _parse_streets(streets)}
-            document.update({key: value for key, value in options.items() if value is not None})
-            typer.echo(json.dumps(settle_document(document), indent=2))
+            typer.echo(settled_hand(rules, wagers, {
+                "player": player, "dealer": dealer, "raise": raise_, "colour": colour,
+                "community": community, "play": play, "streets": streets}))
             return
         given = [name for name, value in (("--wagers", wagers), ("--player", player),
                                           ("--dealer", dealer), ("--raise", raise_),

@@ -4,15 +4,12 @@
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 
 from feltlab.cli.published import Database, find_published
 from feltlab.cli.terminal import fail, output_console
-
-if TYPE_CHECKING:
-    from rich.table import Table
 
 
 def rules_command(
@@ -35,28 +32,13 @@ def rules_command(
 
         sys.stdout.write(rules_document(None if chosen is None else [chosen]))
     elif chosen is None:
-        output_console().print(_rule_sets())
+        from feltlab.cli.rulescard import rule_sets_table
+
+        output_console().print(rule_sets_table())
     else:
         from feltlab.cli.rulescard import rules_card
 
         output_console().print(rules_card(chosen))
-
-
-def _rule_sets() -> Table:
-    """The built-in rule sets as a table: id, name, seats and fingerprint."""
-    from rich.table import Table
-
-    from feltlab.core.rules import builtin_ids, load_rules
-
-    table = Table(title="Rule sets")
-    table.add_column("id")
-    table.add_column("name")
-    table.add_column("seats", justify="right")
-    table.add_column("fingerprint (sha256)")
-    for rules_id in builtin_ids():
-        loaded = load_rules(rules_id)
-        table.add_row(rules_id, loaded.name, str(loaded.seats), loaded.fingerprint[:16])
-    return table
 
 
 def register(app: typer.Typer) -> None:

@@ -1,5 +1,5 @@
 """A rule set printed as a rules card: how the game goes, its limits and its pay tables
-(the lines and tables come from the game family's words)."""
+(the lines and tables come from the game family's words), and the list of rule sets."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from rich.table import Table
 from rich.text import Text
 
 from feltlab.core.family import family_of, wager_title
-from feltlab.core.rules import Rules
+from feltlab.core.rules import Rules, builtin_ids, load_rules
 from feltlab.core.words import TableView
 from feltlab.present.catalogue import card_lines
 
@@ -44,3 +44,16 @@ def rules_card(rules: Rules) -> Group:
     parts.append(_limits(rules))
     parts.extend(_pay_table(view) for view in family_of(rules).words.card_tables(rules))
     return Group(*parts)
+
+
+def rule_sets_table() -> Table:
+    """The built-in rule sets as a table: id, name, seats and fingerprint."""
+    table = Table(title="Rule sets")
+    table.add_column("id")
+    table.add_column("name")
+    table.add_column("seats", justify="right")
+    table.add_column("fingerprint (sha256)")
+    for rules_id in builtin_ids():
+        loaded = load_rules(rules_id)
+        table.add_row(rules_id, loaded.name, str(loaded.seats), loaded.fingerprint[:16])
+    return table

@@ -10,8 +10,6 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Final, NoReturn
 
-import typer
-
 if TYPE_CHECKING:
     from rich.console import Console
 
@@ -42,5 +40,7 @@ def one_line(message: str) -> str:
 
 def fail(message: str) -> NoReturn:
     """One line on standard error, exit status 2, nothing on standard output."""
+    import typer
+
     typer.echo(f"error: {one_line(message)}", err=True)
     raise typer.Exit(2)

@@ -29,12 +29,14 @@ import tomllib
 from collections.abc import Mapping
 from functools import cached_property
 from pathlib import Path
-from typing import Annotated, Any, Final, Self, TypeVar
-
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from typing import TYPE_CHECKING, Annotated, Any, Final, Self, TypeVar
 
 from feltlab.core import registry
 from feltlab.core.exposure import Payout, top_pay
+from feltlab.core.strict import Before, Constrained, StrictData, construct, validate
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel, ValidationError
 
 MAX_PAY: Final = 100_000
 """Largest pay-table line, N to 1."""
@@ -56,32 +58,23 @@ RULES_ID_PATTERN: Final = r"^[a-z0-9][a-z0-9-]*$"
 """What a rule set's id looks like (``high-card-flush``), at most 64 characters."""
 """Longest rule-set id or path accepted."""
 
-STRICT_MODEL: Final = ConfigDict(extra="forbid", frozen=True, strict=True)
-"""The configuration of every rule-set model: no unknown field, no coercion, immutable."""
 _CANONICAL_COUNT = re.compile(r"0|[1-9][0-9]{0,2}")
-Pays = Annotated[int, Field(ge=0, le=MAX_PAY)]
+Pays = Annotated[int, Constrained(ge=0, le=MAX_PAY)]
 
 
 class RulesError(ValueError):
     """A rule set that cannot be found or does not validate; the message names the field."""
 
 
-class Limit(BaseModel):
+class Limit(StrictData):
     """Inclusive bounds of one wager, in whole units."""
 
-    model_config = STRICT_MODEL
-    min: int = Field(ge=1, le=MAX_WAGER)
-    max: int = Field(ge=1, le=MAX_WAGER)
+    min: Annotated[int, Constrained(ge=1, le=MAX_WAGER)]
+    max: Annotated[int, Constrained(ge=1, le=MAX_WAGER)]
 
-    @model_validator(mode="after")
-    def _ordered(self) -> Limit:
+    def __post_init__(self) -> None:
         if self.min > self.max:
             raise ValueError(f"min {self.min} is above max {self.max}")
-        return self
-
-
-PayTable = dict[int, Pays]
-"""Count -> pays N to 1; the highest line whose count the hand reaches pays."""
 
 
 def integer_keys(value: object) -> object:
@@ -107,6 +100,10 @@ def integer_keys(value: object) -> object:
         else:
             raise ValueError(f"line {key!r} is not a plain whole number such as 4")
     return counts
+
+
+PayTable = Annotated[dict[int, Pays], Before(integer_keys)]
+"""Count -> pays N to 1; the highest line whose count the hand reaches pays."""
 
 
 def check_rising(name: str, pays_by_rank: list[tuple[str, int]]) -> None:
@@ -155,28 +152,21 @@ def pays_for(table: PayTable, count: int) -> int | None:
     return table[max(lines)] if lines else None
 
 
-class Rules(BaseModel):
+class Rules(StrictData):
     """What every rule set has, whatever its game: an id, seats, the wagers' limits, the
     required wagers and the aggregate payout cap. A game family's model adds its own
     fields, names the wagers a player may place (:meth:`placeable_wagers`, the main one
     first) and may check a combination of stakes (:meth:`check_stakes`)."""
 
-    model_config = STRICT_MODEL
-
-    id: str = Field(pattern=RULES_ID_PATTERN, max_length=64)
-    name: str = Field(min_length=1, max_length=100)
+    id: Annotated[str, Constrained(pattern=RULES_ID_PATTERN, max_length=64)]
+    name: Annotated[str, Constrained(min_length=1, max_length=100)]
     game: str
-    source: str = Field(default="", max_length=2000)
-    notes: str = Field(default="", max_length=2000)
-    seats: int = Field(ge=1)
+    source: Annotated[str, Constrained(max_length=2000)] = ""
+    notes: Annotated[str, Constrained(max_length=2000)] = ""
+    seats: Annotated[int, Constrained(ge=1)]
     limits: dict[str, Limit]
     required_wagers: tuple[str, ...]
-    max_aggregate_payout: int | None = Field(default=None, ge=1, le=MAX_CAP)
-
-    @field_validator("required_wagers", mode="before")
-    @classmethod
-    def _list_to_tuple(cls, value: object) -> object:
-        return tuple(value) if isinstance(value, list) else value
+    max_aggregate_payout: Annotated[int, Constrained(ge=1, le=MAX_CAP)] | None = None
 
     @cached_property
     def fingerprint(self) -> str:
@@ -185,8 +175,7 @@ class Rules(BaseModel):
         alike when their fingerprints are equal."""
         return hashlib.sha256(canonical_content(self).encode("utf-8")).hexdigest()
 
-    def model_copy(self, *, update: Mapping[str, Any] | None = None,
-                   deep: bool = False) -> Self:
+    def model_copy(self, *, update: Mapping[str, Any] | None = None) -> Self:
         """A copy (with ``update``'s fields changed) whose fingerprint is its own: the
         cached fingerprint of the original is not carried over.
 
@@ -195,7 +184,7 @@ class Rules(BaseModel):
         >>> capped.fingerprint == rules.fingerprint, capped.modified
         (False, True)
         """
-        copy = super().model_copy(update=update, deep=deep)
+        copy = super().model_copy(update=update)
         copy.__dict__.pop("fingerprint", None)
         return copy
 
@@ -224,8 +213,9 @@ class Rules(BaseModel):
     def optional_wagers(self) -> tuple[str, ...]:
         return tuple(name for name in self.limits if name not in self.required_wagers)
 
-    @model_validator(mode="after")
-    def _known_wagers(self) -> Rules:
+    def __post_init__(self) -> None:
+        """The checks across fields every rule set passes (a family's model adds its own,
+        after these)."""
         allowed = set(self.placeable_wagers())
         unknown = sorted(set(self.limits) - allowed)
         if unknown:
@@ -238,7 +228,6 @@ class Rules(BaseModel):
                 raise ValueError(f"required_wagers: {name!r} has no entry in limits")
         if len(set(self.required_wagers)) != len(self.required_wagers):
             raise ValueError("required_wagers: a wager is listed twice")
-        return self
 
     def placeable_wagers(self) -> tuple[str, ...]:
         """The wagers a player may place before the deal, the main wager first."""
@@ -318,7 +307,8 @@ def load_builtin(rules_id: str) -> Rules:
     kept = _BUILTINS.get(rules_id)
     if kept is None or kept[0] is not shipper:
         text = registry.builtin_text(rules_id)
-        kept = _BUILTINS[rules_id] = (shipper, parse_rules(text, f"{rules_id}.toml"))
+        kept = _BUILTINS[rules_id] = (shipper, parse_rules(text, f"{rules_id}.toml",
+                                                            checked=True))
     return kept[1]
 
 
@@ -412,7 +402,7 @@ def parse_toml(text: str, origin: str) -> dict[str, Any]:
         raise RulesError(f"{origin}: not valid TOML: {error}") from error
 
 
-M = TypeVar("M", bound=BaseModel)
+M = TypeVar("M", bound="BaseModel")
 
 
 def validate_strict(model: type[M], data: object) -> M:
@@ -427,9 +417,11 @@ def validate_strict(model: type[M], data: object) -> M:
     return model.model_validate_json(text, strict=True)
 
 
-def parse_rules(text: str, origin: str = "<rules>") -> Rules:
+def parse_rules(text: str, origin: str = "<rules>", *, checked: bool = False) -> Rules:
     """Validate rule-set TOML text with the model of its game's family; errors name the
-    file and the field."""
+    file and the field. ``checked``: a text the test suite has validated strictly (a
+    rule set a family ships), read with the model's own checks but not pydantic's, which
+    a quick command would otherwise spend most of its time importing."""
     if len(text) > MAX_RULES_BYTES:
         raise RulesError(f"{origin}: a rule set is at most {MAX_RULES_BYTES:,} bytes")
     data = parse_toml(text, origin)
@@ -441,12 +433,25 @@ def parse_rules(text: str, origin: str = "<rules>") -> Rules:
     if not isinstance(game, str) or game not in registry.game_names():
         raise RulesError(f"{origin}: field game: unknown game {game!r}; games are {games}")
     model = registry.family(game).rules_model
+    if checked:
+        try:
+            return construct(model, data)
+        except (TypeError, ValueError, KeyError, AttributeError) as error:
+            raise RulesError(f"{origin}: {error}") from error
+    from pydantic import ValidationError
+
     try:
-        return model.model_validate(data)
+        return validate(model, data)
     except ValidationError as error:
         raise RulesError(f"{origin}: {describe_validation_error(error)}") from error
+    except ValueError as error:  # a value JSON has not, such as a date
+        raise RulesError(f"{origin}: {error}") from error
 
 
+_DATACLASS_WORDS: Final = {"unexpected_keyword_argument": "Extra inputs are not permitted",
+                           "missing_keyword_only_argument": "Field required"}
+"""What pydantic says of a strict model's unknown or missing field, in the words it uses
+for every model."""
 _INNER_KEY = re.compile(r"([a-z0-9_]+): (.*)", re.DOTALL)
 _PLAIN_KEY = re.compile(r"[A-Za-z0-9_-]+")
 
@@ -463,7 +468,7 @@ def describe_validation_error(error: ValidationError, skip: int = 0) -> str:
     problems = []
     for item in error.errors():
         location = [_field_part(part) for part in item["loc"][skip:]]
-        message = item["msg"].removeprefix("Value error, ")
+        message = _DATACLASS_WORDS.get(item["type"], item["msg"]).removeprefix("Value error, ")
         inner = _INNER_KEY.match(message)
         if location and inner:  # a validator's "key: reason" about an entry of the field
             location.append(inner[1])

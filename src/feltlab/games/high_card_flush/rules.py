@@ -12,18 +12,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Annotated, Final, Literal
 
-from pydantic import BaseModel, Field, field_validator, model_validator
-
 from feltlab.core.cards import RANKS
 from feltlab.core.exposure import Payout
-from feltlab.core.rules import (
-    MAX_MULTIPLE,
-    STRICT_MODEL,
-    PayTable,
-    Rules,
-    check_pay_table,
-    integer_keys,
-)
+from feltlab.core.rules import MAX_MULTIPLE, PayTable, Rules, check_pay_table, integer_keys
+from feltlab.core.strict import After, Before, Constrained, StrictData
 
 BONUSES: tuple[Literal["flush", "straight_flush"], ...] = ("flush", "straight_flush")
 
@@ -32,21 +24,24 @@ TITLES: Final = {"ante": "Ante", "flush": "Flush bonus", "straight_flush": "Stra
                  "raise": "Raise"}
 """Each wager's and decision wager's name as the rules card writes it."""
 
-class Qualifier(BaseModel):
+def rank_letter(value: str) -> str:
+    """A rank as the cards write it (``10`` and ``t`` are ``T``).
+
+    >>> rank_letter("10"), rank_letter("q")
+    ('T', 'Q')
+    """
+    text = "T" if value == "10" else value.upper()
+    if len(text) != 1 or text not in RANKS:
+        raise ValueError(f"{value!r} is not a rank (2-9, T, J, Q, K, A)")
+    return text
+
+
+class Qualifier(StrictData):
     """The dealer qualifies with a flush of ``min_length`` cards whose high card is at
     least ``min_high_card``, or with any longer flush."""
 
-    model_config = STRICT_MODEL
-    min_length: int = Field(ge=1, le=7)
-    min_high_card: str
-
-    @field_validator("min_high_card")
-    @classmethod
-    def _rank(cls, value: str) -> str:
-        text = "T" if value == "10" else value.upper()
-        if len(text) != 1 or text not in RANKS:
-            raise ValueError(f"{value!r} is not a rank (2-9, T, J, Q, K, A)")
-        return text
+    min_length: Annotated[int, Constrained(ge=1, le=7)]
+    min_high_card: Annotated[str, After(rank_letter)]
 
     @property
     def min_high_rank(self) -> int:
@@ -63,7 +58,8 @@ class FlushRules(Rules):
 
     game: Literal["high-card-flush"]
     hand_size: Literal[7] = 7
-    raise_multiples: dict[int, Annotated[int, Field(ge=0, le=MAX_MULTIPLE)]]
+    raise_multiples: Annotated[dict[int, Annotated[int, Constrained(ge=0, le=MAX_MULTIPLE)]],
+                               Before(integer_keys)]
     raise_in_whole_antes: bool = False
     qualifier: Qualifier
     flush_pays: PayTable
@@ -71,14 +67,11 @@ class FlushRules(Rules):
     settled_on_fold: dict[Literal["flush", "straight_flush"], bool]
     equal_bonuses: bool = False
 
-    _counts = field_validator("raise_multiples", "flush_pays", "straight_flush_pays",
-                              mode="before")(integer_keys)
-
     def placeable_wagers(self) -> tuple[str, ...]:
         return ("ante", *BONUSES)
 
-    @model_validator(mode="after")
-    def _consistent(self) -> FlushRules:
+    def __post_init__(self) -> None:
+        super().__post_init__()
         missing = [length for length in range(2, 8) if length not in self.raise_multiples]
         if missing:
             raise ValueError(f"raise_multiples: no entry for a {missing[0]}-card flush")
@@ -94,7 +87,6 @@ class FlushRules(Rules):
         for name in BONUSES:
             if name not in self.settled_on_fold:
                 raise ValueError(f"settled_on_fold: missing {name!r}")
-        return self
 
     def max_raise_multiple(self, flush_length: int) -> int:
         """Largest raise, in antes, for a flush of this length (0: the hand may only fold)."""

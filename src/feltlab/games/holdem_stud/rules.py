@@ -11,13 +11,12 @@ hands (the 5-card hand every wager is paid on, and the 3 Card Bonus).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Final, Literal
-
-from pydantic import Field, field_validator, model_validator
+from typing import Annotated, Final, Literal
 
 from feltlab.core.evaluators import PokerHand, ThreeCardHand
 from feltlab.core.exposure import Payout, top_pay
 from feltlab.core.rules import MAX_MULTIPLE, Pays, Rules, check_rising
+from feltlab.core.strict import After, Before, Constrained
 
 Push = Literal["push"]
 
@@ -26,49 +25,47 @@ TITLES: Final = {"ante": "Ante", "bonus3": "3 Card Bonus", "street3": "3rd stree
                  "street4": "4th street", "street5": "5th street"}
 """Each wager's and decision wager's name as the rules card writes it."""
 
+def pays_or_push(value: object) -> object:
+    """Refuse a line that is neither a whole number of units to 1 nor ``"push"``."""
+    if isinstance(value, Mapping):
+        for hand, pays in value.items():
+            is_push = isinstance(pays, str) and pays == "push"
+            if not (is_push or (isinstance(pays, int) and not isinstance(pays, bool))):
+                raise ValueError(f"{hand}: {pays!r} is neither a whole number of units "
+                                 'to 1 nor "push"')
+    return value
+
+
+def poker_classes(value: dict[str, int | str]) -> dict[str, int | str]:
+    return _check_classes(value, PokerHand)
+
+
+def three_card_classes(value: dict[str, int | str]) -> dict[str, int | str]:
+    return _check_classes(value, ThreeCardHand)
+
+
 class HoldemStudRules(Rules):
     """Hold'em Stud: 2 cards, three streets to buy 3 community cards, a 5-card pay table."""
 
     game: Literal["holdem-stud"]
     # Three community cards, a decision before each is turned: the game's shape, not a knob.
     streets: Literal[3] = 3
-    max_street_multiple: int = Field(ge=1, le=MAX_MULTIPLE)
-    pays: dict[str, Pays | Push]
-    bonus3_pays: dict[str, Pays | Push]
+    max_street_multiple: Annotated[int, Constrained(ge=1, le=MAX_MULTIPLE)]
+    pays: Annotated[dict[str, Pays | Push], Before(pays_or_push), After(poker_classes)]
+    bonus3_pays: Annotated[dict[str, Pays | Push], Before(pays_or_push),
+                           After(three_card_classes)]
 
     def placeable_wagers(self) -> tuple[str, ...]:
         return ("ante", "bonus3")
 
-    @field_validator("pays", "bonus3_pays", mode="before")
-    @classmethod
-    def _pays_or_push(cls, value: object) -> object:
-        if isinstance(value, Mapping):
-            for hand, pays in value.items():
-                is_push = isinstance(pays, str) and pays == "push"
-                if not (is_push or (isinstance(pays, int) and not isinstance(pays, bool))):
-                    raise ValueError(f"{hand}: {pays!r} is neither a whole number of units "
-                                     'to 1 nor "push"')
-        return value
-
-    @field_validator("pays")
-    @classmethod
-    def _poker_classes(cls, value: dict[str, int | str]) -> dict[str, int | str]:
-        return _check_classes(value, PokerHand)
-
-    @field_validator("bonus3_pays")
-    @classmethod
-    def _three_card_classes(cls, value: dict[str, int | str]) -> dict[str, int | str]:
-        return _check_classes(value, ThreeCardHand)
-
-    @model_validator(mode="after")
-    def _seats_fit(self) -> HoldemStudRules:
+    def __post_init__(self) -> None:
+        super().__post_init__()
         if not self.pays:
             raise ValueError("pays: the pay table has no lines")
         if "bonus3" in self.limits and not self.bonus3_pays:
             raise ValueError("bonus3_pays: the pay table has no lines")
         if 3 + self.seats * 2 > 52:
             raise ValueError(f"seats: {self.seats} seats need more than 52 cards")
-        return self
 
     def net_multiple(self, hand: PokerHand) -> int:
         """Net result per unit bet for a final hand: N to 1, 0 for a push, -1 to lose."""

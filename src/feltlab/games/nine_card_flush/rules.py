@@ -9,12 +9,11 @@ tables by flush cards of the chosen colour.
 
 from __future__ import annotations
 
-from typing import Final, Literal
-
-from pydantic import Field, field_validator, model_validator
+from typing import Annotated, Final, Literal
 
 from feltlab.core.exposure import Payout
-from feltlab.core.rules import PayTable, Rules, check_pay_table, integer_keys
+from feltlab.core.rules import PayTable, Rules, check_pay_table
+from feltlab.core.strict import Constrained
 
 BONUSES: Final = ("bonus9", "player6", "first3")
 """The bonus wagers, each paid on its own table."""
@@ -30,20 +29,17 @@ class NineCardRules(Rules):
     """9 Card Flush: a colour, 3 community cards, fold or Play, then 6 cards each."""
 
     game: Literal["nine-card-flush"]
-    all9_win_at: int = Field(ge=1, le=9)
-    all9_push_at: int | None = Field(default=None, ge=1, le=9)
+    all9_win_at: Annotated[int, Constrained(ge=1, le=9)]
+    all9_push_at: Annotated[int, Constrained(ge=1, le=9)] | None = None
     bonus9_pays: PayTable
     player6_pays: PayTable
     first3_pays: PayTable
 
-    _counts = field_validator("bonus9_pays", "player6_pays", "first3_pays",
-                              mode="before")(integer_keys)
-
     def placeable_wagers(self) -> tuple[str, ...]:
         return ("all9", *BONUSES)
 
-    @model_validator(mode="after")
-    def _seats_fit(self) -> NineCardRules:
+    def __post_init__(self) -> None:
+        super().__post_init__()
         if 3 + self.seats * 6 > 52:
             raise ValueError(f"seats: {self.seats} seats need more than 52 cards")
         if self.all9_push_at is not None and self.all9_push_at >= self.all9_win_at:
@@ -52,7 +48,6 @@ class NineCardRules(Rules):
         for name in BONUSES:
             check_pay_table(f"{name}_pays", self.bonus_table(name), BONUS_CARDS[name],
                             name in self.limits)
-        return self
 
     def bonus_table(self, name: str) -> PayTable:
         """The pay table of a bonus wager."""

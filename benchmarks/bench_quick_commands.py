@@ -9,8 +9,8 @@ yardstick imports what the commands use of those packages (Rich's console, pydan
 ``BaseModel``), and a third is the least a Typer command can be: one argument, printed
 in a Rich table (Typer 0.29 checks each argument with pydantic). A fourth runs no command
 line at all: it loads a built-in rule set, which ``rules``, ``payout`` and ``verify``
-all do (pydantic's models, the game families found by entry point). ``verify`` checks a
-round played once at a practice table on SQLite in a temporary folder.
+all do (the game families found by entry point, the rule-set models, no pydantic).
+``verify`` checks a round played once at a practice table on SQLite in a temporary folder.
 
 The commands run the sources beside this script, compiled to bytecode first as
 installing the package does (with ``PYTHONDONTWRITEBYTECODE`` set, Python would otherwise

@@ -50,6 +50,8 @@ def main(name: str) -> None:
 typer.run(main)
 """
 RULE_SET = "from feltlab.core.rules import load_rules; load_rules('high-card-flush')"
+HAND = {"rules": "high-card-flush", "wagers": {"ante": 5}, "player": "Ah Kh Qh 9s 7d 5c 2c",
+        "dealer": "Ad Kd Qd Js 8h 6c 3c", "raise": 5}
 PAYOUT = ["payout", "--rules", "high-card-flush", "--wagers", "ante=5", "--player",
           "Ah Kh Qh 9s 7d 5c 2c", "--dealer", "Ad Kd Qd Js 8h 6c 3c", "--raise", "5"]
 
@@ -74,11 +76,16 @@ def played_round(folder: Path) -> Path:
 
 
 def run_once(command: Sequence[str], env: dict[str, str]) -> tuple[float, float]:
-    """Wall and CPU seconds of one run of ``command`` (which must succeed)."""
+    """Wall and CPU seconds of one run of ``command`` (which must succeed); a last word
+    ``<PATH`` is its standard input."""
+    words, source = list(command), os.devnull
+    if words[-1].startswith("<"):
+        source = words.pop()[1:]
     start = time.perf_counter()
-    process = subprocess.Popen(list(command), stdout=subprocess.DEVNULL, env=env,
-                               stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
-    _, status, usage = os.wait4(process.pid, 0)
+    with open(source, "rb") as stdin:
+        process = subprocess.Popen(words, stdout=subprocess.DEVNULL, env=env,
+                                   stderr=subprocess.DEVNULL, stdin=stdin)
+        _, status, usage = os.wait4(process.pid, 0)
     wall = time.perf_counter() - start
     if os.waitstatus_to_exitcode(status):
         raise SystemExit(f"{' '.join(command)} failed")
@@ -95,6 +102,8 @@ def main() -> None:
         filter(None, [str(SOURCES), os.environ.get("PYTHONPATH")]))}
     with tempfile.TemporaryDirectory() as folder:
         round_file = played_round(Path(folder))
+        hand_file = Path(folder) / "hand.json"
+        hand_file.write_text(json.dumps(HAND), "utf-8")
         commands = {
             "yardstick: " + YARDSTICK: [sys.executable, "-c", YARDSTICK],
             "in use: " + IN_USE: [sys.executable, "-c", IN_USE],
@@ -105,6 +114,7 @@ def main() -> None:
             "feltlab rules": [*feltlab, "rules"],
             "feltlab rules high-card-flush": [*feltlab, "rules", "high-card-flush"],
             "feltlab payout --rules high-card-flush ...": [*feltlab, *PAYOUT],
+            "feltlab payout < HAND.json": [*feltlab, "payout", f"<{hand_file}"],
             "feltlab verify ROUND.json": [*feltlab, "verify", str(round_file)],
         }
         for command in commands.values():  # warm-up: the files in the page cache

@@ -62,11 +62,12 @@ def environment(tmp_path: Path) -> dict[str, str]:
     return env
 
 
-def run_full(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+def run_full(args: list[str], env: dict[str, str], stdin: str = ""
+             ) -> subprocess.CompletedProcess[str]:
     """``feltlab ARGS`` through the full command line alone, in a fresh process."""
     program = "import sys; sys.argv[0] = 'feltlab'; from feltlab.cli.program import main; main()"
     return subprocess.run([sys.executable, "-c", program, *args], env=env, text=True,
-                          capture_output=True, timeout=120, check=False)
+                          capture_output=True, timeout=120, input=stdin, check=False)
 
 
 def loaded(imported: set[str], packages: tuple[str, ...]) -> set[str]:
@@ -96,6 +97,36 @@ def test_any_other_form_or_refusal_is_the_full_command_lines(
     assert "typer" in imported  # the full command line answered
 
 
+HAND = {"rules": "high-card-flush", "wagers": {"ante": 5}, "player": "Ah Kh Qh 9s 7d 5c 2c",
+        "dealer": "Ad Kd Qd Js 8h 6c 3c", "raise": 5}
+STUD_HAND = {"rules": "nh-holdem-stud", "wagers": {"ante": 5}, "player": "Jh Js",
+             "community": "2c 7d 9s", "streets": [5, 5, 10]}
+STANDARD_INPUT = {
+    "one hand": (json.dumps(HAND), 0),
+    "two hands": (json.dumps([HAND, STUD_HAND]), 0),
+    "no hands": ("[]", 0),
+    "a refused hand": (json.dumps([HAND, {**STUD_HAND, "player": "Jh Jh"}]), 2),
+    "a rule set not known": (json.dumps({**HAND, "rules": "house-special"}), 2),
+    "not JSON": ("{\"rules\": ", 2),
+}
+
+
+@pytest.mark.parametrize("case", STANDARD_INPUT)
+def test_payout_from_standard_input_answers_as_the_full_command_line(
+        case: str, environment: dict[str, str]) -> None:
+    """Standard input cannot be read twice: the quick path settles it, or refuses it in
+    the one line the full command line writes."""
+    text, status = STANDARD_INPUT[case]
+    quick, imported = run_fresh(["payout"], environment, text)
+    full = run_full(["payout"], environment, text)
+    assert quick.returncode == status, quick.stderr
+    assert (quick.stdout, quick.stderr, quick.returncode) == (
+        full.stdout, full.stderr, full.returncode)
+    assert not loaded(imported, (*TYPER_OR_PYDANTIC, "numba", "numpy"))
+    if status:
+        assert quick.stdout == "" and len(quick.stderr.splitlines()) == 1
+
+
 def test_a_payout_refusal_after_the_quick_path_tried_is_one_line(
         environment: dict[str, str]) -> None:
     """The quick path settled nothing and printed nothing: the refusal is the one line the
@@ -104,3 +135,30 @@ def test_a_payout_refusal_after_the_quick_path_tried_is_one_line(
     done, _ = run_fresh(args, environment)
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.startswith("error: ") and len(done.stderr.splitlines()) == 1
+
+
+@pytest.mark.parametrize(("raised", "status", "words"), [
+    (RuntimeError("a bug"), 70, "error: unexpected RuntimeError: a bug (details in "),
+    (KeyboardInterrupt(), 130, "Aborted."),
+])
+def test_a_failure_while_reading_standard_input_is_one_line(
+        raised: BaseException, status: int, words: str, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """As the full command line reports them: a bug in one line naming its report file, an
+    interrupt as "Aborted."."""
+    import io
+
+    import feltlab.core.payout
+    from feltlab.cli.quick import quick_status
+
+    def broken(source: object, out: object) -> None:
+        raise raised
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.delenv("FELTLAB_DEBUG", raising=False)
+    monkeypatch.delenv("FELTLAB_DATABASE_URL", raising=False)
+    monkeypatch.setattr(sys, "stdin", io.StringIO(json.dumps(HAND)))
+    monkeypatch.setattr(feltlab.core.payout, "settle_stream", broken)
+    assert quick_status(["payout"]) == status
+    shown = capsys.readouterr()
+    assert shown.out == "" and shown.err.startswith(words) and shown.err.count("\n") == 1

@@ -1,5 +1,5 @@
 """The quick commands' usual forms, run without Typer: ``rules``, ``rules ID``, ``payout
---rules ID ...`` and ``verify ROUND.json``.
+--rules ID ...``, ``payout`` with JSON on standard input and ``verify ROUND.json``.
 
 Typer checks every parameter through pydantic, which with Typer itself is most of what
 these commands would cost (issue 35: within 1.5 times of a process importing Typer, Rich
@@ -13,12 +13,15 @@ any refusal at all) is left to the full command line, which answers in its own w
 from __future__ import annotations
 
 import json
+import os
 import re
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Final
 
-Printer = Callable[[], None]
+Printer = Callable[[], int]
+"""What a recognised form does once its work is done: print, and answer the exit status."""
 
 _VALUES: Final = {"--rules": "rules", "--wagers": "wagers", "--player": "player",
                   "--dealer": "dealer", "--raise": "raise", "--colour": "colour",
@@ -56,14 +59,25 @@ def _rules(args: Sequence[str]) -> Printer | None:
 
     if not args:
         table = rule_sets_table()
-        return lambda: output_console().print(table)
+        return lambda: _printed(lambda: output_console().print(table))
     if len(args) == 1 and args[0] in builtin_ids():
         card = rules_card(load_rules(args[0]))
-        return lambda: output_console().print(card)
+        return lambda: _printed(lambda: output_console().print(card))
     return None
 
 
+def _printed(show: Callable[[], None]) -> int:
+    show()
+    return 0
+
+
+def _text(text: str) -> Printer:
+    return lambda: _printed(lambda: print(text))
+
+
 def _payout(args: Sequence[str]) -> Printer | None:
+    if not args:
+        return _settled_stream() if _stream_is_quick() else None
     given = _payout_options(args)
     if given is None or "rules" not in given:
         return None
@@ -76,8 +90,29 @@ def _payout(args: Sequence[str]) -> Printer | None:
     if "raise" in given:
         given["raise"] = int(str(given["raise"]))
     options = {name: given.get(name) for name in _HAND_OPTIONS}
-    text = settled_hand(rules, None if wagers is None else str(wagers), options)
-    return lambda: print(text)
+    return _text(settled_hand(rules, None if wagers is None else str(wagers), options))
+
+
+def _stream_is_quick() -> bool:
+    """Hands on standard input, and no database to find a published rule set in (the
+    Typer command opens it when a hand names one)."""
+    return not sys.stdin.isatty() and not os.environ.get("FELTLAB_DATABASE_URL")
+
+
+def _settled_stream() -> Printer:
+    def settle() -> int:
+        from feltlab.cli.terminal import refusal
+        from feltlab.core.payout import settle_stream
+        from feltlab.core.rules import RulesError
+
+        try:
+            settle_stream(sys.stdin, sys.stdout)
+        except (ValueError, RulesError) as error:
+            print(refusal(str(error)), file=sys.stderr)
+            return 2
+        return 0
+
+    return settle
 
 
 def _payout_options(args: Sequence[str]) -> dict[str, object] | None:
@@ -108,8 +143,7 @@ def _verify(args: Sequence[str]) -> Printer | None:
     from feltlab.server.verify import verify_round
 
     summary = verify_round(loads(Path(args[0]).read_text("utf-8")))
-    text = json.dumps(summary, indent=2)
-    return lambda: print(text)
+    return _text(json.dumps(summary, indent=2))
 
 
 _FORMS: Final[dict[str, Callable[[Sequence[str]], Printer | None]]] = {
@@ -117,9 +151,9 @@ _FORMS: Final[dict[str, Callable[[Sequence[str]], Printer | None]]] = {
 
 
 def quick_status(argv: Sequence[str]) -> int | None:
-    """Run ``argv`` if it is a usual form of a quick command and succeeds, printing its
-    output; its exit status, or ``None`` to leave it to the full command line (which
-    then does the work again, and refuses in its own words what is wrong)."""
+    """Run ``argv`` if it is a usual form of a quick command, printing its output; its
+    exit status, or ``None`` to leave it to the full command line (which then does the
+    work again, and refuses in its own words what is wrong)."""
     form = _FORMS.get(argv[0]) if argv else None
     if form is None:
         return None
@@ -129,5 +163,15 @@ def quick_status(argv: Sequence[str]) -> int | None:
         return None
     if printer is None:
         return None
-    printer()
-    return 0
+    try:
+        return printer()
+    except KeyboardInterrupt:
+        print("Aborted.", file=sys.stderr)
+        return 130
+    except Exception as error:  # a bug: reported as the full command line reports one
+        from feltlab.cli.program import INTERNAL_ERROR, report_crash
+
+        if os.environ.get("FELTLAB_DEBUG"):
+            raise
+        print(report_crash(error, argv), file=sys.stderr)
+        return INTERNAL_ERROR

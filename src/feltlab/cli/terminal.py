@@ -38,9 +38,14 @@ def one_line(message: str) -> str:
                    for character in message)
 
 
+def refusal(message: str) -> str:
+    """The one line a refusal writes on standard error."""
+    return f"error: {one_line(message)}"
+
+
 def fail(message: str) -> NoReturn:
     """One line on standard error, exit status 2, nothing on standard output."""
     import typer
 
-    typer.echo(f"error: {one_line(message)}", err=True)
+    typer.echo(refusal(message), err=True)
     raise typer.Exit(2)

@@ -102,6 +102,8 @@ def test_dump_copy_and_schema() -> None:
     assert validate(Outer, model.model_dump(mode="json")) == model
     copied = model.model_copy(update={"cap": 0})  # not validated again, as pydantic's
     assert (copied.cap, model.cap, copied.name) == (0, 3, "abc")
+    with pytest.raises(TypeError, match="Outer has no field 'capp'"):
+        model.model_copy(update={"capp": 1})
     schema = Outer.model_json_schema()
     assert schema["additionalProperties"] is False
     assert schema["properties"]["name"] == {"maxLength": 8, "minLength": 1,

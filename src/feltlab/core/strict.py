@@ -118,8 +118,13 @@ class StrictData:
     def model_copy(self, *, update: Mapping[str, Any] | None = None) -> Self:
         """A copy with ``update``'s fields changed, not validated again (as pydantic's
         ``model_copy``)."""
+        changes = dict(update or {})
+        names = {field.name for field in dataclasses.fields(self)}  # type: ignore[arg-type]
+        unknown = sorted(set(changes) - names)
+        if unknown:
+            raise TypeError(f"{type(self).__name__} has no field {unknown[0]!r}")
         copied = copy.copy(self)
-        for name, value in (update or {}).items():
+        for name, value in changes.items():
             object.__setattr__(copied, name, value)
         return copied
 

@@ -18,7 +18,10 @@ import re
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Final
+from typing import TYPE_CHECKING, Final
+
+if TYPE_CHECKING:
+    from rich.console import RenderableType
 
 Printer = Callable[[], int]
 """What a recognised form does once its work is done: print, and answer the exit status."""
@@ -54,25 +57,31 @@ def _parse_streets(text: object) -> list[int]:
 
 def _rules(args: Sequence[str]) -> Printer | None:
     from feltlab.cli.rulescard import rule_sets_table, rules_card
-    from feltlab.cli.terminal import output_console
     from feltlab.core.rules import builtin_ids, load_rules
 
     if not args:
-        table = rule_sets_table()
-        return lambda: _printed(lambda: output_console().print(table))
+        return _shown(rule_sets_table())
     if len(args) == 1 and args[0] in builtin_ids():
-        card = rules_card(load_rules(args[0]))
-        return lambda: _printed(lambda: output_console().print(card))
+        return _shown(rules_card(load_rules(args[0])))
     return None
 
 
-def _printed(show: Callable[[], None]) -> int:
-    show()
-    return 0
+def _shown(renderable: RenderableType) -> Printer:
+    def show() -> int:
+        from feltlab.cli.terminal import output_console
+
+        output_console().print(renderable)
+        return 0
+
+    return show
 
 
 def _text(text: str) -> Printer:
-    return lambda: _printed(lambda: print(text))
+    def show() -> int:
+        print(text)
+        return 0
+
+    return show
 
 
 def _payout(args: Sequence[str]) -> Printer | None:

@@ -1,6 +1,5 @@
 """``python -m feltlab`` and the ``feltlab`` program."""
 
-import os
 import sys
 
 
@@ -12,21 +11,16 @@ def run() -> None:
 
     gc.disable()
     from feltlab.cli.quick import quick_status
+    from feltlab.cli.terminal import leave
 
     status = quick_status(sys.argv[1:])
-    if status is None:
-        try:
-            from feltlab.cli.program import main
-        finally:
-            gc.enable()
-        main()
-        return
-    try:  # leave as the full command line does, without tearing the interpreter down
-        sys.stdout.flush()
-        sys.stderr.flush()
-    except OSError:
-        raise SystemExit(status) from None
-    os._exit(status)
+    if status is not None:
+        leave(status)
+    try:
+        from feltlab.cli.program import main
+    finally:
+        gc.enable()
+    main()
 
 
 if __name__ == "__main__":

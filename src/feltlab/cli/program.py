@@ -26,7 +26,7 @@ from typer.core import TyperArgument, TyperCommand, TyperGroup, TyperOption
 from typer.exceptions import Abort
 
 from feltlab.cli.commands import COMMANDS
-from feltlab.cli.terminal import one_line
+from feltlab.cli.terminal import leave, one_line
 from feltlab.core.cards import CARD_FORMAT
 from feltlab.core.paths import user_cache_dir
 
@@ -263,10 +263,7 @@ def __getattr__(name: str) -> typer.Typer:
 
 
 def main() -> None:
-    """The ``feltlab`` program: run the command, then leave without tearing down the
-    interpreter, which takes a tenth of a second or more once Numba's compiled libraries
-    are loaded (every file a command writes is closed by then; the standard streams are
-    flushed here)."""
+    """The ``feltlab`` program: run the command, then :func:`~feltlab.cli.terminal.leave`."""
     try:
         named = command_named(sys.argv[1:])
         build_app(() if named is None else (named,))()
@@ -276,12 +273,7 @@ def main() -> None:
         status = 0
     if status is not None and not isinstance(status, int):
         raise SystemExit(status)  # a message: let Python print it
-    try:
-        sys.stdout.flush()
-        sys.stderr.flush()
-    except OSError:  # a closed pipe: let Python report it as it always has
-        raise SystemExit(status) from None
-    os._exit(status or 0)
+    leave(status or 0)
 
 
 if __name__ == "__main__":

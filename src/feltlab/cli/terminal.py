@@ -8,6 +8,7 @@ it to 80 columns and wrap table rows onto several lines; feltlab lays it out at
 from __future__ import annotations
 
 import os
+import sys
 from typing import TYPE_CHECKING, Final, NoReturn
 
 if TYPE_CHECKING:
@@ -49,3 +50,15 @@ def fail(message: str) -> NoReturn:
 
     typer.echo(refusal(message), err=True)
     raise typer.Exit(2)
+
+
+def leave(status: int) -> NoReturn:
+    """End the program with ``status`` once the standard streams are flushed, without
+    tearing down the interpreter, which takes a tenth of a second or more once Numba's
+    compiled libraries are loaded (every file a command writes is closed by then)."""
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except OSError:  # a closed pipe: let Python report it as it always has
+        raise SystemExit(status) from None
+    os._exit(status)

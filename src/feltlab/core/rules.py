@@ -33,7 +33,14 @@ from typing import TYPE_CHECKING, Annotated, Any, Final, Self, TypeVar
 
 from feltlab.core import registry
 from feltlab.core.exposure import Payout, top_pay
-from feltlab.core.strict import Before, Constrained, StrictData, construct, validate
+from feltlab.core.strict import (
+    Before,
+    Constrained,
+    StrictData,
+    construct,
+    json_text,
+    validate,
+)
 
 if TYPE_CHECKING:
     from pydantic import BaseModel, ValidationError
@@ -409,12 +416,8 @@ def validate_strict(model: type[M], data: object) -> M:
     """``model`` from decoded TOML or JSON data with no coercion: a text is not a number,
     a boolean is not an amount (lists may stand for tuples, text keys for numbers).
     Raises pydantic's ``ValidationError``; a value TOML has but JSON has not (a date) is
-    refused as a ``ValueError``."""
-    try:
-        text = json.dumps(data)
-    except (TypeError, ValueError) as error:
-        raise ValueError(f"a value of a kind the format does not use: {error}") from error
-    return model.model_validate_json(text, strict=True)
+    refused as a ``ValueError`` naming its field."""
+    return model.model_validate_json(json_text(data), strict=True)
 
 
 def parse_rules(text: str, origin: str = "<rules>", *, checked: bool = False) -> Rules:

@@ -171,8 +171,15 @@ def validate(model: type[S], data: object) -> S:
     boolean is not an amount (lists may stand for tuples, text keys for numbers). Raises
     pydantic's ``ValidationError``; a value JSON has not (a TOML date) is a ``ValueError``
     naming its field."""
+    validated: S = _adapter(model).validate_json(json_text(data), strict=True)
+    return validated
+
+
+def json_text(data: object) -> str:
+    """Decoded TOML or JSON data as JSON text, for pydantic's strict JSON validation; a
+    value JSON has not (a TOML date) is a ``ValueError`` naming its field."""
     try:
-        text = json.dumps(data)
+        return json.dumps(data)
     except (TypeError, ValueError) as error:
         where = _unlike_json(data)
         if where is None:
@@ -180,8 +187,6 @@ def validate(model: type[S], data: object) -> S:
         path, value = where
         raise ValueError(f"field {path}: {value!r} is a {type(value).__name__}, a kind of value "
                          "the format does not use") from error
-    validated: S = _adapter(model).validate_json(text, strict=True)
-    return validated
 
 
 def _unlike_json(data: object, path: str = "") -> tuple[str, object] | None:

@@ -11,7 +11,9 @@ import time
 from pathlib import Path
 
 import httpx
+from sqlalchemy import make_url
 
+from feltlab.server.notify import forget_dead_peers, peers_folder
 from server.pg import free_port
 
 SRC = str(Path(__file__).resolve().parents[2] / "src")
@@ -64,12 +66,18 @@ class LiveServer:
         return self.process is not None and self.process.poll() is None
 
     def kill(self) -> None:
-        """SIGKILL the server and all its workers."""
+        """SIGKILL the server and all its workers (and remove, as the next start would,
+        the live-update sockets a killed SQLite worker leaves behind)."""
         if self.process is None:
             return
         with contextlib.suppress(ProcessLookupError):
             os.killpg(self.process.pid, signal.SIGKILL)
         self.process.wait(timeout=30)
+        folder = peers_folder(make_url(self.database_url))
+        if folder is not None:
+            forget_dead_peers(folder)
+            with contextlib.suppress(OSError):  # another server on the database keeps it
+                folder.rmdir()
 
     def stop(self) -> None:
         self.kill()

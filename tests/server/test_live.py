@@ -7,19 +7,21 @@ from __future__ import annotations
 
 import asyncio
 import json
+import socket
 from dataclasses import replace
 from functools import partial
+from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
-from sqlalchemy import create_engine
+from sqlalchemy import create_engine, make_url
 
 from feltlab.core import jsontext
 from feltlab.server.api import live_ws
 from feltlab.server.auth import Caller
 from feltlab.server.live import Hub
 from feltlab.server.models import GameTable
-from feltlab.server.notify import Announcer
+from feltlab.server.notify import Announcer, Peers, peers_folder
 from feltlab.server.revocations import SocketGuard
 from feltlab.server.services.context import Services
 from feltlab.server.views import (
@@ -324,3 +326,24 @@ def test_a_watcher_is_shown_the_end_of_its_round_before_the_next() -> None:
     assert asyncio.run(watch([ended, betting, dealt], 3)) == [
         "round 1, deciding", "round 1, ended", "round 2, deciding"]
     assert asyncio.run(watch([ended], 2)) == ["round 1, deciding", "round 1, ended"]
+
+
+def test_a_killed_workers_socket_is_removed_by_the_next_start(tmp_path: Path) -> None:
+    """A worker killed with SIGKILL leaves its live-update socket behind: the next worker
+    on the database removes it, and keeps every socket a live worker is bound to."""
+    folder = peers_folder(make_url(f"sqlite:///{tmp_path / 'feltlab.sqlite3'}"))
+    assert folder is not None and folder.name.startswith("feltlab-live-")
+    assert peers_folder(make_url("postgresql://feltlab@localhost/feltlab")) is None
+    folder.mkdir(mode=0o700)
+    dead = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    dead.bind(str(folder / "1-dead.sock"))
+    dead.close()  # as a killed process leaves it: the file stays, nobody is bound
+    alive = Peers(folder, Hub())
+    try:
+        assert not (folder / "1-dead.sock").exists()
+        newcomer = Peers(folder, Hub())
+        assert sorted(folder.glob("*.sock")) == sorted([alive.path, newcomer.path])
+        newcomer.close()
+    finally:
+        alive.close()
+        folder.rmdir()

@@ -30,7 +30,7 @@ from collections.abc import Callable
 from concurrent.futures import Future
 from pathlib import Path
 
-from sqlalchemy import Engine
+from sqlalchemy import URL, Engine
 
 from feltlab.server.live import Hub
 from feltlab.server.revocations import Revoked
@@ -55,14 +55,32 @@ Shown = Callable[[int, TableState, int], None]
 """Shows a state another worker sent: the table, its state, the stamp it is shown at."""
 
 
-def peers_folder(engine: Engine) -> Path | None:
+def peers_folder(url: URL) -> Path | None:
     """The folder of a SQLite database's worker sockets (short: a socket path is at most
-    107 bytes), or None for an in-memory database."""
-    database = engine.url.database
-    if not database or database == ":memory:":
+    107 bytes), or None for an in-memory database or another kind of database."""
+    database = url.database
+    if url.get_backend_name() != "sqlite" or not database or database == ":memory:":
         return None
     digest = hashlib.sha256(str(Path(database).expanduser().resolve()).encode()).hexdigest()
     return Path(tempfile.gettempdir()) / f"feltlab-live-{digest[:16]}"
+
+
+def forget_dead_peers(folder: Path) -> None:
+    """Remove the sockets in ``folder`` that no worker is bound to any more: a worker
+    killed (SIGKILL, a power cut) cannot remove its own, and one is left per crash."""
+    if not folder.is_dir():
+        return
+    for peer in folder.glob("*.sock"):
+        probe = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        try:
+            probe.connect(str(peer))  # sends nothing: refused when nobody is bound
+        except (ConnectionRefusedError, FileNotFoundError):
+            with contextlib.suppress(OSError):
+                peer.unlink()
+        except OSError:
+            pass  # not ours to judge (permissions): left as it is
+        finally:
+            probe.close()
 
 
 class Peers:
@@ -70,6 +88,7 @@ class Peers:
 
     def __init__(self, folder: Path, hub: Hub, shown: Shown | None = None) -> None:
         self.folder, self.hub, self.shown = folder, hub, shown
+        forget_dead_peers(folder)
         folder.mkdir(mode=0o700, exist_ok=True)
         self.path = folder / f"{os.getpid()}-{secrets.token_hex(4)}.sock"
         self._socket = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
@@ -253,7 +272,7 @@ class Announcer:
         if self.postgresql:
             self._spawn(self._listen)
             return
-        folder = peers_folder(self.engine)
+        folder = peers_folder(self.engine.url)
         if folder is not None:
             try:
                 self.peers = Peers(folder, self.hub, self.shown)

@@ -21,6 +21,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from rich.console import Console
 
@@ -72,6 +73,7 @@ from feltlab.present.rulesdoc import rule_set_section, rules_document
 from feltlab.present.trainer import advice_json, check_payouts, dealer_round
 from feltlab.protect.cases import check_case, default_cases, evaluate_case, house_edge
 from feltlab.simulate.runner import load_strategy, prepare, simulate
+from feltlab.simulate.session import run_sessions
 
 pytestmark = [pytest.mark.filterwarnings(
     "ignore::numba.core.errors.NumbaExperimentalFeatureWarning")]
@@ -368,6 +370,20 @@ def test_engine_simulator_agrees_with_the_compiled_kernel(rules_id: str) -> None
               f"{ours.std_error:.4f}, compiled {float(theirs.house_edge):+.4f} ± "
               f"{theirs.std_error:.4f}: {difference / error:+.2f} s.e.")
         assert abs(difference) < 4 * error, (ours, theirs)
+
+
+@pytest.mark.parametrize("rules_id", RULE_SETS)
+def test_sessions_run_through_the_engine(rules_id: str) -> None:
+    """Every game's sessions run through the engine (the only way for a game without a
+    kernel), and no hand loses more than the game's ``most_at_risk`` says, the figure a
+    session's ruin is judged by."""
+    setup = prepare(load_rules(rules_id), engine=True)
+    result = run_sessions(setup, 3 * setup.most_at_risk, 12, 60, seed=5, workers=1)
+    assert result.sessions == 60 and (result.played <= 12).all()
+    ruined = result.ruined_at >= 0
+    assert (result.final[ruined] < setup.most_at_risk).all()
+    hands = np.diff(result.trajectory, axis=1)  # a checkpoint after every hand
+    assert hands.min() >= -setup.most_at_risk, (hands.min(), setup.most_at_risk)
 
 
 @pytest.mark.parametrize("rules_id", RULE_SETS)

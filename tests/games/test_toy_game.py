@@ -56,6 +56,19 @@ def test_simulate_plays_through_the_engine() -> None:
     assert answer["counters"]["play"] == 3000
 
 
+def test_sessions_play_through_the_engine() -> None:
+    """A bankroll of 8 at an Ante of 2 (4 at risk a hand): some sessions are ruined."""
+    args = ["session", TOY, "--sessions", "200", "--hands", "30", "--bankroll", "8", "--json"]
+    first, again = (runner.invoke(app, args) for _ in range(2))
+    assert first.exit_code == 0, first.output
+    answer, repeated = json.loads(first.output), json.loads(again.output)
+    assert answer["most_at_risk_per_hand"] == 4 and answer["sessions"] == 200
+    assert 0 < answer["ruin_probability"] < 1 and answer["hands_played"] < 200 * 30
+    for timed in (answer, repeated):
+        del timed["seconds"], timed["timings"]
+    assert answer == repeated  # the same seed, the same sessions
+
+
 def test_advise_and_protect_say_the_game_has_none() -> None:
     advised = runner.invoke(app, ["advise", TOY, "Ah"])
     assert advised.exit_code == 2 and "has no exact math" in advised.output

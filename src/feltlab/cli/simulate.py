@@ -318,7 +318,9 @@ def session_command(
     if result.interrupted:
         console.print(f"[yellow]interrupted: {result.sessions:,} sessions done[/yellow]")
     console.print(_session_table(result))
-    console.print(timings_text("playing sessions", result.seconds, rate))
+    console.print(timings_text("playing sessions", result.seconds, rate,
+                               "the compiled kernel only" if result.setup.policy is None
+                               else "hands played through the rules engine"))
 
 
 def register(app: typer.Typer) -> None:

@@ -139,6 +139,10 @@ class EngineSteps(Protocol[R]):
     def request_stakes(self, request: Mapping[str, Any]) -> dict[str, int]:
         """Every stake of a payout request by result name (decision wagers included)."""
 
+    def most_at_risk(self, rules: R, bets: Mapping[str, int]) -> int:
+        """The most one hand can cost at ``bets``: every wager lost with the largest
+        stakes its decisions can add (a session's ruin: the bankroll cannot cover it)."""
+
 
 class ExactMath(Protocol[R]):
     """The exact analysis of a rule set: counts over every deal, never samples."""
@@ -216,10 +220,6 @@ class SimulationKernel(Protocol[R]):
 
     def capped_total(self, rules: R, bets: dict[str, int]) -> Fraction:
         """The exact house edge of a seat's capped total at ``bets``, optimal play."""
-
-    def most_at_risk(self, rules: R, bets: Mapping[str, int]) -> int:
-        """The most one hand can cost at ``bets``: every wager lost with the largest
-        raises or street bets."""
 
 
 class ProtectTools(Protocol):

@@ -21,11 +21,11 @@ capped total.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
-from feltlab.core.cards import full_deck
+from feltlab.core.cards import Card, full_deck
 from feltlab.core.decisions import FOLD_NAME
 from feltlab.core.engine import Action, ChooseColour, Deal, Fold, HandState, PlaceWager
 from feltlab.core.family import family_of
@@ -118,6 +118,31 @@ def slot_nets(rules: Rules, bets: Mapping[str, int], state: HandState, seat: int
     return nets, staked
 
 
+def play_round(rules: Rules, bets: Mapping[str, int], seats: int, deck: Sequence[Card],
+               policy: Policy = default_policy, choices: dict[str, int] | None = None
+               ) -> HandState:
+    """One round dealt from ``deck`` (in its order) to ``seats`` seats with ``bets``
+    each, ``policy`` deciding, to its settlement; each decision taken is counted in
+    ``choices`` by its kind's name."""
+    state = HandState(rules, deck)
+    colours = family_of(rules).engine.colours
+    for seat in range(1, seats + 1):
+        for name, amount in bets.items():
+            state.apply(PlaceWager(seat, name, amount))
+        if colours:  # the colours are alike: the first, always
+            state.apply(ChooseColour(seat, colours[0]))
+    state.apply(Deal())
+    state.advance()
+    while (seat_to_act := state.to_act) is not None:
+        action = policy(state, seat_to_act)
+        state.apply(action)
+        if choices is not None:
+            name = FOLD_NAME if isinstance(action, Fold) else getattr(action, "kind", "")
+            choices[name] = choices.get(name, 0) + 1
+        state.advance()
+    return state
+
+
 def play_rounds(rules: Rules, bets: Mapping[str, int], seats: int, rounds: int,
                 seed: int | str,
                 policy: Policy = default_policy, tally: Tally | None = None,
@@ -128,23 +153,9 @@ def play_rounds(rules: Rules, bets: Mapping[str, int], seats: int, rounds: int,
     tally = tally if tally is not None else Tally((*bets, "total"))
     shuffler = random.Random(seed)
     deck = list(full_deck())
-    colours = family_of(rules).engine.colours
     for done in range(rounds):
         shuffler.shuffle(deck)
-        state = HandState(rules, deck)
-        for seat in range(1, seats + 1):
-            for name, amount in bets.items():
-                state.apply(PlaceWager(seat, name, amount))
-            if colours:  # the colours are alike: the first, always
-                state.apply(ChooseColour(seat, colours[0]))
-        state.apply(Deal())
-        state.advance()
-        while (seat_to_act := state.to_act) is not None:
-            action = policy(state, seat_to_act)
-            state.apply(action)
-            name = FOLD_NAME if isinstance(action, Fold) else getattr(action, "kind", "")
-            tally.choices[name] = tally.choices.get(name, 0) + 1
-            state.advance()
+        state = play_round(rules, bets, seats, deck, policy, tally.choices)
         nets, staked = [], []
         for seat in state.active_seats:
             settlement = state.seats[seat].settlement

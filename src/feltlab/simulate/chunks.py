@@ -67,7 +67,7 @@ class Setup:
     @property
     def most_at_risk(self) -> int:
         """The most one hand can cost: every wager lost with the largest raise."""
-        return self.kernel.most_at_risk(self.rules, self.bets)
+        return family_of(self.rules).engine.most_at_risk(self.rules, self.bets)
 
 
 def wager_unit(name: str, stakes: Mapping[str, int]) -> str:

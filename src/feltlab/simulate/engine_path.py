@@ -11,6 +11,7 @@ Mistakes are not simulated on this path.
 
 from __future__ import annotations
 
+import random
 import time
 from fractions import Fraction
 from typing import Final
@@ -19,11 +20,20 @@ import numpy as np
 
 from feltlab.analysis import capped_returns
 from feltlab.analysis.estimate import advisor_policy
+from feltlab.core.cards import full_deck
 from feltlab.core.family import family_of, provides
-from feltlab.core.playout import DEFAULT_STRATEGY, Policy, Tally, default_policy, play_rounds
+from feltlab.core.playout import (
+    DEFAULT_STRATEGY,
+    Policy,
+    Tally,
+    default_policy,
+    play_round,
+    play_rounds,
+)
 from feltlab.core.rules import Rules
-from feltlab.core.simkit import S_SMALL, S_SUM, S_WINS, STATS, Strategy
+from feltlab.core.simkit import I64, S_SMALL, S_SUM, S_WINS, STATS, Strategy
 from feltlab.core.status import step
+from feltlab.simulate import kernel
 from feltlab.simulate.chunks import Progress, Setup, SimulationResult, result_of
 
 BATCH: Final = 1_000
@@ -94,3 +104,36 @@ def stats_rows(tally: Tally) -> list[list[int]]:
         row[S_WINS:S_WINS + 3] = tally.wins[slot], tally.pushes[slot], tally.losses[slot]
         rows.append(row)
     return rows
+
+
+# The session kernel's books, run as Python: one account of a session on either path.
+_OPEN, _BOOK, _CLOSE, _STEP = (kernel.open_books.py_func, kernel.book.py_func,
+                               kernel.close_books.py_func, kernel.checkpoint_step.py_func)
+
+
+def engine_sessions(setup: Setup, seed: int, first: int, count: int, hands: int,
+                    bankroll: int, checkpoints: int, keep: int) -> tuple[I64, I64]:
+    """Sessions ``first .. first + count - 1`` played through the engine, each from its
+    own seeded shuffle, answered as the compiled session kernel answers them (see
+    :func:`feltlab.simulate.kernel._sessions`): ``outcome[session]`` and, for the first
+    ``keep``, the bankroll at every checkpoint."""
+    assert setup.policy is not None
+    need = setup.most_at_risk
+    outcome = np.zeros((count, 5), dtype=np.int64)
+    trajectory = np.zeros((min(keep, count), checkpoints + 1), dtype=np.int64)
+    deck = list(full_deck())
+    for offset in range(count):
+        shuffler = random.Random(f"{seed}:session:{first + offset}")
+        track = trajectory[offset] if offset < keep else np.zeros(checkpoints + 1, np.int64)
+        books, every = _OPEN(bankroll, track), _STEP(hands, track)
+        ruined = -1
+        for hand in range(hands):
+            if books[0] < need:  # the bankroll cannot cover this hand: ruin
+                ruined = hand
+                break
+            shuffler.shuffle(deck)
+            settled = play_round(setup.rules, setup.bets, 1, deck, setup.policy).seats[1]
+            assert settled.settlement is not None
+            books = _BOOK(books, settled.settlement.total, bankroll, every, track)
+        _CLOSE(books, ruined, every, outcome[offset], track)
+    return outcome, trajectory

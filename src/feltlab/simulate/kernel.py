@@ -74,13 +74,13 @@ Scalars, not an array, so that the compiled loop keeps them in registers."""
 
 
 @nb.njit(inline="always")
-def _open_books(bankroll: int, trajectory: I64) -> Books:
+def open_books(bankroll: int, trajectory: I64) -> Books:
     trajectory[0] = bankroll
     return bankroll, bankroll, 0, -1, 0
 
 
 @nb.njit(inline="always")
-def _book(books: Books, net: int, bankroll: int, step: int, trajectory: I64) -> Books:
+def book(books: Books, net: int, bankroll: int, step: int, trajectory: I64) -> Books:
     """The books after one hand's net, with the trajectory's checkpoint written."""
     money, peak, drawdown, doubled, played = books
     money += net
@@ -95,7 +95,7 @@ def _book(books: Books, net: int, bankroll: int, step: int, trajectory: I64) -> 
 
 
 @nb.njit(inline="always")
-def _close_books(books: Books, ruined: int, step: int, outcome: I64, trajectory: I64) -> None:
+def close_books(books: Books, ruined: int, step: int, outcome: I64, trajectory: I64) -> None:
     money, _, drawdown, doubled, played = books
     trajectory[played // step + 1:] = money
     outcome[0], outcome[1], outcome[2], outcome[3], outcome[4] = (money, drawdown, ruined,
@@ -109,7 +109,7 @@ def _session_buffers(wagers: int) -> tuple[Deck, I64, I64]:
 
 
 @nb.njit(inline="always")
-def _step(hands: int, trajectory: I64) -> int:
+def checkpoint_step(hands: int, trajectory: I64) -> int:
     """Hands between checkpoints of the trajectory."""
     return max(1, hands // (trajectory.shape[0] - 1))  # type: ignore[no-any-return]
 
@@ -171,7 +171,7 @@ def _session(state: State, hands: int, bankroll: int, need: int, cards: int, p: 
              table: I8, table2: I8, table3: I8, keys: U64, values: I8, wagers: int,
              outcome: I64, trajectory: I64) -> None:
     deck, nets, counters = _session_buffers(wagers)
-    books, step = _open_books(bankroll, trajectory), _step(hands, trajectory)
+    books, step = open_books(bankroll, trajectory), checkpoint_step(hands, trajectory)
     ruined = -1
     for hand in range(hands):
         if books[0] < need:  # the bankroll cannot cover this hand: ruin
@@ -179,8 +179,8 @@ def _session(state: State, hands: int, bankroll: int, need: int, cards: int, p: 
             break
         draw_cards(state, deck, cards)
         PLAY(deck, 1, p, table, table2, table3, keys, values, state, nets, counters)
-        books = _book(books, nets[0, wagers - 1], bankroll, step, trajectory)
-    _close_books(books, ruined, step, outcome, trajectory)
+        books = book(books, nets[0, wagers - 1], bankroll, step, trajectory)
+    close_books(books, ruined, step, outcome, trajectory)
 
 
 def _sessions(seed: int, first: int, count: int, hands: int, bankroll: int, need: int,

@@ -35,6 +35,8 @@ BATCH = 1 << 14
 BATCH_HANDS = 1 << 23
 """Hands a batch aims at, so that long sessions report progress (and an estimate of the
 whole run's time) within a second or so."""
+ENGINE_BATCH_HANDS = 20_000
+"""Hands a batch aims at on the engine's path (a few seconds' work: progress, Ctrl-C)."""
 SAMPLE = 10_000
 """Sessions whose every figure is kept (the first ones): the plots' bankroll fan."""
 MAX_DISTINCT = 1 << 18
@@ -265,19 +267,20 @@ def run_sessions(setup: Setup, bankroll: int | None, hands: int, sessions: int, 
     nb.set_num_threads(threads_for(workers))
     checkpoints = min(checkpoints, hands)
     stats = SessionStats(checkpoints)
-    load_session_kernel(setup, seed, chosen)
-    cards = setup.kernel.cards_per_round(1)  # one player alone at the table
+    compiled_path = setup.policy is None
+    if compiled_path:
+        load_session_kernel(setup, seed, chosen)
     interrupted = False
     start = time.perf_counter()
     with step("playing sessions", total=sessions) as playing:
         try:
-            batch = batch_size(hands, threads_for(workers))
+            batch = (batch_size(hands, threads_for(workers)) if compiled_path
+                     else max(1, ENGINE_BATCH_HANDS // hands))
             for first in range(0, sessions, batch):
                 count = min(batch, sessions - first)
                 keep = max(0, min(count, SAMPLE - first))
-                outcome, trajectory = setup.kernels.sessions(
-                    seed, SESSION_STREAMS + first, count, hands, chosen, setup.most_at_risk,
-                    cards, checkpoints, keep, len(setup.wager_names), *setup.arrays)
+                outcome, trajectory = _sessions(setup, seed, first, count, hands, chosen,
+                                                checkpoints, keep)
                 stats.add(outcome, trajectory, chosen)
                 if first == 0:
                     warn_if_long(count, sessions, time.perf_counter() - start, "sessions")
@@ -290,6 +293,22 @@ def run_sessions(setup: Setup, bankroll: int | None, hands: int, sessions: int, 
     return SessionResult(setup, chosen, hands, seed, hands_per_hour, seconds, stats,
                          step=max(1, hands // checkpoints), interrupted=interrupted,
                          bankroll_is_default=bankroll is None)
+
+
+def _sessions(setup: Setup, seed: int, first: int, count: int, hands: int, bankroll: int,
+              checkpoints: int, keep: int) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """One batch of sessions: by the compiled kernel, or through the engine for a game
+    without one (:func:`~feltlab.simulate.engine_path.engine_sessions`, its own shuffles:
+    the same figures in distribution, not hand for hand)."""
+    if setup.policy is not None:
+        from feltlab.simulate.engine_path import engine_sessions
+
+        return engine_sessions(setup, seed, first, count, hands, bankroll, checkpoints, keep)
+    cards = setup.kernel.cards_per_round(1)  # one player alone at the table
+    outcome, trajectory = setup.kernels.sessions(
+        seed, SESSION_STREAMS + first, count, hands, bankroll, setup.most_at_risk, cards,
+        checkpoints, keep, len(setup.wager_names), *setup.arrays)
+    return outcome, trajectory
 
 
 def load_session_kernel(setup: Setup, seed: int, bankroll: int) -> None:

@@ -111,5 +111,8 @@ class ToySteps(EngineSteps[ToyRules]):
             stakes["play"] = stakes["ante"]
         return stakes
 
+    def most_at_risk(self, rules: ToyRules, bets: Mapping[str, int]) -> int:
+        return 2 * bets["ante"]  # the Ante and the Play lost
+
 
 steps = ToySteps()

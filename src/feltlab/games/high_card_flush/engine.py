@@ -105,5 +105,10 @@ class FlushSteps(EngineSteps[FlushRules]):
             stakes["raise"] = int(request["raise"])
         return stakes
 
+    def most_at_risk(self, rules: FlushRules, bets: Mapping[str, int]) -> int:
+        """Ante and the largest raise lost, and both bonuses."""
+        most = max(rules.max_raise_multiple(length) for length in range(8))
+        return bets["ante"] * (1 + most) + bets.get("flush", 0) + bets.get("straight_flush", 0)
+
 
 steps = FlushSteps()

@@ -8,7 +8,6 @@ the analysis (:mod:`.decisions`, :mod:`.strategy_card`, :mod:`.wagers`,
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from fractions import Fraction
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
@@ -409,8 +408,3 @@ def capped_total(rules: FlushRules, bets: dict[str, int]) -> Fraction:
 
     return wagers.capped_returns(rules, bets)["total"]
 
-
-def most_at_risk(rules: FlushRules, bets: Mapping[str, int]) -> int:
-    """Ante and the largest raise lost, and both bonuses."""
-    most = max(rules.max_raise_multiple(length) for length in range(8))
-    return bets["ante"] * (1 + most) + bets.get("flush", 0) + bets.get("straight_flush", 0)

@@ -91,5 +91,10 @@ class StudSteps(EngineSteps[HoldemStudRules]):
             stakes[name] = int(amount)
         return stakes
 
+    def most_at_risk(self, rules: HoldemStudRules, bets: Mapping[str, int]) -> int:
+        """Ante, the largest bet on every street and the bonus lost."""
+        return bets["ante"] * (1 + rules.streets * rules.max_street_multiple) + bets.get(
+            "bonus3", 0)
+
 
 steps = StudSteps()

@@ -13,7 +13,6 @@ Exact values come from :mod:`feltlab.games.holdem_stud.analysis`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from fractions import Fraction
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
@@ -218,8 +217,3 @@ def capped_total(rules: HoldemStudRules, bets: dict[str, int]) -> Fraction:
 
     return analysis.capped_returns(rules, bets)["total"]
 
-
-def most_at_risk(rules: HoldemStudRules, bets: Mapping[str, int]) -> int:
-    """Ante, the largest bet on every street and the bonus lost."""
-    return bets["ante"] * (1 + rules.streets * rules.max_street_multiple) + bets.get(
-        "bonus3", 0)

@@ -13,7 +13,7 @@ from feltlab.core.engine import ActionError, Decide, HandState, Phase, SeatState
 from feltlab.core.family import EngineSteps
 from feltlab.core.payout import RequestError, request_cards
 from feltlab.core.settle import Settlement
-from feltlab.games.nine_card_flush.rules import NineCardRules
+from feltlab.games.nine_card_flush.rules import BONUSES, NineCardRules
 from feltlab.games.nine_card_flush.settle import COLOURS, settle_nine_card
 
 COMMUNITY: Final = 3
@@ -83,6 +83,10 @@ class NineSteps(EngineSteps[NineCardRules]):
         if request.get("play"):
             stakes["play"] = stakes["all9"]
         return stakes
+
+    def most_at_risk(self, rules: NineCardRules, bets: Mapping[str, int]) -> int:
+        """All 9, Play and every bonus lost."""
+        return 2 * bets["all9"] + sum(bets.get(name, 0) for name in BONUSES)
 
 
 steps = NineSteps()

@@ -13,7 +13,6 @@ come from the analysis (:mod:`.decisions`, :mod:`.strategy_card`, :mod:`.wagers`
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from fractions import Fraction
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
@@ -25,7 +24,7 @@ from feltlab.core.cards import COLOUR_SUITS
 from feltlab.core.kernels import LANE, LANE_BIT, LANE_MASK, POPCOUNT
 from feltlab.core.rng import Deck, State, chance
 from feltlab.core.simkit import I8, I64, U64, Strategy, bonus_net, cap_value, capped, pay_array
-from feltlab.games.nine_card_flush.rules import BONUSES, NineCardRules
+from feltlab.games.nine_card_flush.rules import NineCardRules
 
 if TYPE_CHECKING:  # the analysis is imported when a strategy or an exact value is derived
     from feltlab.games.nine_card_flush.strategy import NineStrategy
@@ -214,7 +213,3 @@ def capped_total(rules: NineCardRules, bets: dict[str, int]) -> Fraction:
 
     return wagers.capped_returns(rules, bets)["total"]
 
-
-def most_at_risk(rules: NineCardRules, bets: Mapping[str, int]) -> int:
-    """All 9, Play and every bonus lost."""
-    return 2 * bets["all9"] + sum(bets.get(name, 0) for name in BONUSES)

@@ -230,17 +230,17 @@ def test_a_step_over_a_second_shows_itself_on_stderr(monkeypatch: pytest.MonkeyP
 
 def test_session_histograms_stay_bounded_and_exact_while_they_can(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    from feltlab.simulate import session
+    from feltlab.simulate import histogram
 
-    exact = session.Histogram()
+    exact = histogram.Histogram()
     values = np.random.default_rng(3).integers(-500, 500, 20_000)
     for part in np.array_split(values, 7):
         exact.add(part)
     assert exact.width == 1 and exact.count == values.size
     assert exact.percentiles() == {f"p{p}": float(v) for p, v in zip(
-        session.PERCENTILES, np.percentile(values, session.PERCENTILES), strict=True)}
-    monkeypatch.setattr(session, "MAX_DISTINCT", 64)
-    coarse = session.Histogram()
+        histogram.PERCENTILES, np.percentile(values, histogram.PERCENTILES), strict=True)}
+    monkeypatch.setattr(histogram, "MAX_DISTINCT", 64)
+    coarse = histogram.Histogram()
     for part in np.array_split(values, 7):
         coarse.add(part)
     assert coarse.values.size <= 64 and coarse.count == values.size

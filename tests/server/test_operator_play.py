@@ -9,13 +9,18 @@ from __future__ import annotations
 import time
 import uuid
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
+from sqlalchemy import update
 
+from feltlab.server import faults
 from feltlab.server.app import create_app
-from feltlab.server.services.outbox import OutboxSettings
+from feltlab.server.models import table_of
+from feltlab.server.operator_models import WalletTransaction
+from feltlab.server.services.outbox import OutboxSettings, claim
 from feltlab.server.services.outbox_worker import OutboxWorker
 from server.answers import CheckingClient
 from server.conftest import settings_for
@@ -86,6 +91,7 @@ def test_a_real_round_is_debited_and_paid_once_through_the_operator(
     table = open_table(app_client, session)
     answer = bet(app_client, session, table)
     assert answer.status_code == 201, answer.text
+    assert answer.json()["number"] == 1  # the table's first round (its id read first)
     finish(app_client, session, answer.json())
     drain(app_client)
     calls = wallet_calls(engine)
@@ -119,7 +125,11 @@ def test_a_refused_opening_bet_deals_nothing_and_the_next_bet_plays_the_round(
     assert shown["round"] is None or not shown["round"].get("cards")
     answer = bet(app_client, session, table)
     assert answer.status_code == 201, answer.text
+    assert answer.json()["number"] == 1  # the round the refused bet opened
     finish(app_client, session, answer.json())
+    again = bet(app_client, session, table)
+    assert again.status_code == 201 and again.json()["number"] == 2, again.text
+    finish(app_client, session, again.json())
     drain(app_client)
     states = [(call.kind, call.state) for call in wallet_calls(engine)]
     assert states[0] == ("bet", "refused") and ("win", "acknowledged") in states
@@ -142,6 +152,43 @@ def test_an_unclear_bet_is_refused_and_rolled_back(
         ("bet", "rolled_back"), ("rollback", "acknowledged")]
     with wallet_server.ledger() as ledger:
         assert ledger.balance(carol, "EUR") == START
+
+
+def test_a_stake_taken_after_its_rollback_was_claimed_is_refused_and_given_back(
+        app_client: TestClient, wallet_server: WalletProcess,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The wallet took the raise, but a worker claimed its rollback before the answer was
+    recorded: the move is not written (its one statement refuses itself on PostgreSQL),
+    the player is refused, the decision stays open, and the stake goes back."""
+    engine = app_client.app.state.services.engine  # type: ignore[attr-defined]
+    session = launch(app_client, player=(erin := unique("erin")))["session"]
+    table = open_table(app_client, session)
+    dealt = bet(app_client, session, table).json()
+    worker = OutboxWorker(engine, app_client.app.state.services.wallets,  # type: ignore[attr-defined]
+                          FAST)
+    monkeypatch.setattr(faults, "wallet_answered", lambda: claim(
+        engine, datetime.now(UTC) + timedelta(hours=1), FAST))
+    late = app_client.post(f"/api/v1/rounds/{dealt['id']}/actions", headers=keyed(session),
+                           json=dealt["options"][-1])
+    assert late.status_code == 409, late.text
+    assert "did not answer clearly" in late.json()["detail"]
+    monkeypatch.undo()
+    shown = app_client.get(f"/api/v1/rounds/{dealt['id']}", headers=bearer(session)).json()
+    assert shown["phase"] == dealt["phase"] and shown["options"] == dealt["options"]
+    raised = [call for call in wallet_calls(engine) if call.kind == "bet"][-1]
+    assert (raised.state, raised.last_error) == ("pending", "the answer came too late to record")
+    with engine.begin() as connection:  # the claim lapses: the rollback is due again
+        connection.execute(update(table_of(WalletTransaction)).where(
+            table_of(WalletTransaction).c.rolled_back == raised.transaction_id)
+            .values(next_try_at=datetime.now(UTC)))
+    while worker.run_once():
+        pass
+    assert [call.state for call in wallet_calls(engine)
+            if raised.transaction_id in (call.transaction_id, call.rolled_back)] == [
+        "rolled_back", "acknowledged"]
+    opening = next(call for call in wallet_calls(engine) if call.kind == "bet")
+    with wallet_server.ledger() as ledger:
+        assert ledger.balance(erin, "EUR") == START - opening.amount
 
 
 def test_demo_sessions_make_no_wallet_call(app_client: TestClient,

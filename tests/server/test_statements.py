@@ -22,6 +22,7 @@ from sqlalchemy import (
     Table,
     Text,
     bindparam,
+    delete,
     event,
     func,
     insert,
@@ -33,8 +34,12 @@ from sqlalchemy.exc import DBAPIError, IntegrityError
 
 from feltlab.server.auth import token_digest
 from feltlab.server.services import play
-from feltlab.server.services.database import make_engine, write_connection
-from feltlab.server.services.statements import Batch, Prepared
+from feltlab.server.services.database import (
+    make_engine,
+    statement_connection,
+    write_connection,
+)
+from feltlab.server.services.statements import Batch, Prepared, Unchanged
 from server.conftest import practice_table, sign_up
 
 METADATA = MetaData()
@@ -215,6 +220,62 @@ def test_a_failing_batch_writes_nothing(engine: Engine) -> None:
             batch.add(Prepared(text("SELECT '%%'")), {}, changes=())
             batch.add(add, _row("y"))
             batch.run(connection)
+
+
+@pytest.mark.parametrize("alone", [True, False], ids=["one statement", "transaction"])
+def test_a_guard_that_changes_no_row_refuses_the_whole_batch(engine: Engine, alone: bool
+                                                             ) -> None:
+    """Run as its connection's one statement (PostgreSQL: in autocommit, no transaction
+    around it) or in a transaction: a guard that changes no row leaves every write of the
+    batch unwritten; one that changes its row lets them all through."""
+    opened = statement_connection if alone else write_connection
+    add = Prepared(insert(THINGS))
+    take = Prepared(delete(THINGS).where(THINGS.c.name == bindparam("gone"))
+                    .returning(THINGS.c.id))
+
+    def run(written: str, gone: str) -> None:
+        with opened(engine) as connection:
+            batch = Batch()
+            batch.add(add, _row(written))
+            batch.add(take, {"gone": gone}, changes=(), guard="taken")
+            batch.run(connection, one_statement=alone)
+
+    with pytest.raises(Unchanged) as refused:
+        run("first", gone="nothing")
+    assert refused.value.guard == "taken"
+    with opened(engine) as connection:
+        batch = Batch()
+        batch.add(add, _row("there"))
+        batch.run(connection, one_statement=alone)
+    run("second", gone="there")
+    with engine.connect() as connection:
+        assert connection.execute(select(THINGS.c.name)).scalars().all() == ["second"]
+    with pytest.raises(ValueError, match="lowercase"):
+        Batch().add(add, _row("x"), guard="Taken!")
+
+
+def test_a_statement_connection_commits_each_statement_and_leaves_none_behind(
+        engine: Engine) -> None:
+    """On PostgreSQL each statement commits as it ends (no BEGIN or COMMIT sent); on
+    SQLite it is a write transaction. A connection that fails goes back to the pool as
+    every other: in a transaction again."""
+    postgres = engine.dialect.name == "postgresql"
+    with statement_connection(engine) as connection:
+        connection.execute(insert(THINGS), _row("one"))
+        driver = connection.connection.dbapi_connection
+        assert driver is not None
+        if postgres:  # committed already: the driver is not in a transaction
+            assert driver.info.transaction_status.name == "IDLE"
+            with engine.connect() as other:
+                assert other.execute(select(THINGS.c.name)).scalars().all() == ["one"]
+        else:
+            assert driver.in_transaction
+    with pytest.raises(IntegrityError), statement_connection(engine) as connection:
+        connection.execute(insert(THINGS), _row("one"))
+    if postgres:  # the pool hands out the one given back last: reset to transactions
+        with engine.connect() as other:
+            driver = other.connection.dbapi_connection
+            assert driver is not None and driver.autocommit is False
 
 
 def test_every_row_of_a_multi_row_insert_is_converted_as_its_column() -> None:

@@ -103,16 +103,19 @@ def count_less_known(out: Int64Array, seen: Int64Array, free_cards: int, thresho
         free = FULL_SUIT & ~out[suit] & ~seen[suit]
         size = POPCOUNT64[free]
         fixed = POPCOUNT64[seen[suit]]
-        for k in range(free_cards + 1):
+        # taking more of this suit than ``top`` cards is impossible (``size``) or makes
+        # its flush longer than the threshold's: those terms are 0, and skipped
+        top = min(free_cards, length - fixed, size)
+        if top < 0:
+            return 0
+        for k in range(top + 1):
             if fixed + k < length:
-                suit_poly[k] = binom[size, k] if k <= size else 0
-            elif fixed + k == length and k <= size:
-                suit_poly[k] = masks_below_with(free, seen[suit], k, limit, binom, POPCOUNT64)
+                suit_poly[k] = binom[size, k]
             else:
-                suit_poly[k] = 0
+                suit_poly[k] = masks_below_with(free, seen[suit], k, limit, binom, POPCOUNT64)
         for total in range(free_cards, -1, -1):
             acc = 0
-            for k in range(total + 1):
+            for k in range(min(total, top) + 1):
                 acc += poly[total - k] * suit_poly[k]
             poly[total] = acc
     return int(poly[free_cards])

@@ -23,7 +23,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError
 from sqlalchemy.orm import Session, sessionmaker
 
-from feltlab.server.services.statements import transaction_lock
+from feltlab.server.services.statements import batches_in_one_statement, transaction_lock
 
 
 class DatabaseURLError(ValueError):
@@ -187,26 +187,50 @@ def write_connection(engine: Engine) -> Iterator[Connection]:
     unit of work): committed if the block ends, rolled back if it raises; on SQLite
     inside :class:`WriterLock`. The connection is one the engine's writers keep
     (:func:`_kept_connections`), or a new one from the pool."""
-    with writer_lock(engine):
-        kept = _kept_connections(engine)
-        try:
-            connection = kept.pop()
-        except IndexError:
-            connection = engine.connect()
-        try:
-            with connection.begin():
-                yield connection
-        except BaseException as error:
-            connection.close()  # back to the pool, which resets or replaces it
-            if isinstance(error, DBAPIError) and error.connection_invalidated:
-                # the database dropped it (a restart?): its pool's and the kept ones
-                # likely died too; start afresh, as SQLAlchemy does on its own path
-                engine.dispose()
-            raise
-        if connection.invalidated or connection.closed or len(kept) >= KEPT_CONNECTIONS:
-            connection.close()
-        else:
-            kept.append(connection)
+    with writer_lock(engine), _kept_connection(engine, autocommit=False) as connection, \
+            connection.begin():
+        yield connection
+
+
+@contextmanager
+def statement_connection(engine: Engine) -> Iterator[Connection]:
+    """A connection for writes that are each one statement, all or nothing by itself (a
+    :class:`~feltlab.server.services.statements.Batch` run with ``one_statement``): on
+    PostgreSQL it commits each statement as it ends (autocommit: no BEGIN and COMMIT,
+    two of a short write's three round trips); on SQLite, whose batches run one write at
+    a time, a write transaction as :func:`write_connection`'s."""
+    if not batches_in_one_statement(engine):
+        with write_connection(engine) as connection:
+            yield connection
+        return
+    with _kept_connection(engine, autocommit=True) as connection, connection.begin():
+        yield connection  # (the driver sends no BEGIN, and its COMMIT sends nothing)
+
+
+@contextmanager
+def _kept_connection(engine: Engine, autocommit: bool) -> Iterator[Connection]:
+    """A connection the engine's writers keep (:func:`_kept_connections`), or a new one
+    from the pool; given back to the pool if the block raises."""
+    kept = _kept_connections(engine).autocommit if autocommit else _kept_connections(engine)
+    try:
+        connection = kept.pop()
+    except IndexError:
+        connection = engine.connect()
+        if autocommit:  # SQLAlchemy sets it back when the connection returns to the pool
+            connection.execution_options(isolation_level="AUTOCOMMIT")
+    try:
+        yield connection
+    except BaseException as error:
+        connection.close()  # back to the pool, which resets or replaces it
+        if isinstance(error, DBAPIError) and error.connection_invalidated:
+            # the database dropped it (a restart?): its pool's and the kept ones
+            # likely died too; start afresh, as SQLAlchemy does on its own path
+            engine.dispose()
+        raise
+    if connection.invalidated or connection.closed or len(kept) >= KEPT_CONNECTIONS:
+        connection.close()
+    else:
+        kept.append(connection)
 
 
 KEPT_CONNECTIONS = 8
@@ -216,15 +240,21 @@ the pool stays free for reads, however many writes once ran at once."""
 
 class _Kept(list[Connection]):
     """An engine's kept connections, held by its dispose listener (the module's map holds
-    them weakly). They stay checked out of the engine's pool, and keep the engine alive,
-    until the engine is disposed of: whoever makes an engine disposes of it."""
+    them weakly), and beside them (:attr:`autocommit`) those kept for
+    :func:`statement_connection`. They stay checked out of the engine's pool, and keep
+    the engine alive, until the engine is disposed of: whoever makes an engine disposes
+    of it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.autocommit: list[Connection] = []
 
 
 _kept: weakref.WeakKeyDictionary[Engine, weakref.ref[_Kept]] = weakref.WeakKeyDictionary()
 _keeping = threading.Lock()
 
 
-def _kept_connections(engine: Engine) -> list[Connection]:
+def _kept_connections(engine: Engine) -> _Kept:
     """The connections an engine's write transactions keep between them (as many as
     ran at once, up to :data:`KEPT_CONNECTIONS`): taking one from the pool and giving it
     back costs about 45 us a transaction, more than its own BEGIN and COMMIT. A
@@ -247,10 +277,11 @@ def _listened_kept(engine: Engine) -> _Kept:
 
     @event.listens_for(engine, "engine_disposed")
     def close_kept(disposed: Engine) -> None:
-        while kept:  # the pool they came from is gone: close the driver's connection too
-            connection = kept.pop()
-            connection.invalidate()
-            connection.close()
+        for connections in (kept, kept.autocommit):
+            while connections:  # their pool is gone: close the driver's connection too
+                connection = connections.pop()
+                connection.invalidate()
+                connection.close()
 
     return kept
 

@@ -41,7 +41,11 @@ from feltlab.server.models import AuthToken, IdempotencyKey, User, table_of
 from feltlab.server.services.accounts import caller_of, check_token, record_refused_use, touch
 from feltlab.server.services.changes import notify_at_commit
 from feltlab.server.services.context import Services
-from feltlab.server.services.database import connection_dropped, write_connection
+from feltlab.server.services.database import (
+    connection_dropped,
+    statement_connection,
+    write_connection,
+)
 from feltlab.server.services.idempotency import (
     Answer,
     MoneyRequest,
@@ -49,7 +53,7 @@ from feltlab.server.services.idempotency import (
     retryable,
     stored_answer,
 )
-from feltlab.server.services.statements import Batch, Prepared, insert_ignoring
+from feltlab.server.services.statements import Batch, Prepared, Unchanged, insert_ignoring
 
 if TYPE_CHECKING:
     from contextlib import AbstractContextManager
@@ -120,6 +124,8 @@ HELD: Final = Answer(0, b"")
 """The answer of an attempt that committed without one (:meth:`Frame.keep`)."""
 
 _STORE = insert_ignoring(_KEYS, ["user_id", "key"], returning=[_KEYS.c.id])
+_STORED = "answer_stored"
+"""The guard of the answer's write: none if a request with the same key stored first."""
 
 RACES: Final = frozenset({"rounds_seed_once", "rounds_one_unfinished"})
 """The indexes a request breaks only when it raced another one at the same table: on
@@ -157,10 +163,14 @@ class _KeyRace(Exception):
 
 
 class Frame:
-    """One attempt: one write transaction (see the module's text)."""
+    """One attempt: one write transaction (see the module's text). ``one_statement``: an
+    attempt that reads nothing and writes only its last writes (:meth:`resume`, then
+    :meth:`answer`) runs them as one statement, all or nothing by itself, without a
+    transaction around it where the database allows
+    (:func:`~feltlab.server.services.database.statement_connection`)."""
 
-    def __init__(self, attempts: Attempts, last: bool) -> None:
-        self._attempts, self._last = attempts, last
+    def __init__(self, attempts: Attempts, last: bool, one_statement: bool = False) -> None:
+        self._attempts, self._last, self._one_statement = attempts, last, one_statement
         self._transaction: AbstractContextManager[Connection] | None = None
         self._connection: Connection | None = None
         self._caller: Caller | None = None
@@ -184,7 +194,8 @@ class Frame:
         return self._account
 
     def __enter__(self) -> Frame:
-        self._transaction = write_connection(self._attempts.found.engine)
+        opened = statement_connection if self._one_statement else write_connection
+        self._transaction = opened(self._attempts.found.engine)
         self._connection = self._transaction.__enter__()
         return self
 
@@ -222,13 +233,17 @@ class Frame:
         run now (the transaction commits at the end of the with block)."""
         request = self._attempts.request
         body = encode(payload)  # encoded once: stored and answered
-        stored = None if request.key is None else batch.add(_STORE, {
-            "user_id": self.caller.user_id, "key": request.key,
-            "request_hash": request.digest, "status_code": status, "body": body.decode(),
-            "created_at": now()})
-        batch.run(self.connection)
-        if stored is not None and not stored.values:
-            raise _KeyRace
+        if request.key is not None:
+            batch.add(_STORE, {
+                "user_id": self.caller.user_id, "key": request.key,
+                "request_hash": request.digest, "status_code": status,
+                "body": body.decode(), "created_at": now()}, guard=_STORED)
+        try:
+            batch.run(self.connection, one_statement=self._one_statement)
+        except Unchanged as unchanged:
+            if unchanged.guard == _STORED:
+                raise _KeyRace from None
+            raise
         self._ready = Answer(status, body)
 
     def resume(self, caller: Caller) -> None:
@@ -243,7 +258,7 @@ class Frame:
         caller yet: the request goes on after the commit, in a transaction of its own (an
         operator's stake is debited between the two). Nothing is stored with the key;
         :attr:`Attempts.answer` is :data:`HELD`."""
-        batch.run(self.connection)
+        batch.run(self.connection, one_statement=self._one_statement)
         self._ready = HELD
 
     def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,

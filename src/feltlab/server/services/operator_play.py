@@ -8,17 +8,21 @@ call between two transactions and never inside one:
    dealt or shown before the stake is debited), and writes the stake to the outbox as a
    *held* bet (only this request sends it) with its rollback queued behind it, due once
    the call must have ended. An opening bet's round is written too, waiting for its
-   stake: no action, no seat (the wallet's call names the round).
+   stake: no action, no seat (the wallet's call names the round). On PostgreSQL the
+   first read takes the new round's id from its sequence, and the round and the held
+   stake are one statement.
 2. **call**: the wallet is asked to debit the stake, outside any transaction.
 3. **settle**: a second transaction records the answer. If the wallet took the stake
    and the rollback was still untouched (it is taken back, in one conditional DELETE),
    the move played in step 1 is written as any request writes a round, the bet
    acknowledged, at the round's end its one win queued, and the answer stored with the
    Idempotency-Key. Nothing is read again: while its stake is held, nothing else
-   changes the round (every other change of it is refused). Refused: the bet is marked
-   so, and the player gets 409 with the wallet's reason (the round as it was: no card
-   dealt, the decision still open). Unclear: the rollback is due at once, and the
-   player gets 409.
+   changes the round (every other change of it is refused). On PostgreSQL this is one
+   statement, all or nothing by itself, with no BEGIN or COMMIT around it: the taking
+   back and the answer's key are its guards (either changing no row refuses it whole).
+   Refused: the bet is marked so, and the player gets 409 with the wallet's reason (the
+   round as it was: no card dealt, the decision still open). Unclear: the rollback is
+   due at once, and the player gets 409.
 
 The first read of step 1 is the money frame's (:mod:`money_frame`) with the table's
 operator's session and wallet joined (the caller's token must be that session's), the
@@ -52,6 +56,7 @@ from feltlab.server.services.context import Services
 from feltlab.server.services.idempotency import Answer, MoneyRequest
 from feltlab.server.services.money_frame import HELD, Attempts, Frame, first_read
 from feltlab.server.services.operator_stakes import (
+    STAKE_TAKEN,
     Held,
     Seated,
     bets_of,
@@ -62,7 +67,7 @@ from feltlab.server.services.operator_stakes import (
     taken_bets_column,
 )
 from feltlab.server.services.round_store import AtTable
-from feltlab.server.services.statements import Batch, Prepared
+from feltlab.server.services.statements import Batch, Prepared, Unchanged, next_id
 from feltlab.server.services.table_play import Played, Wagers
 from feltlab.server.services.wallet_client import Applied, OperatorWallet, Outcome, Unclear
 from feltlab.server.views import Fresh
@@ -103,8 +108,11 @@ def _table_and_its_round(joined: Join) -> Join:
 
 
 _TAKEN = taken_bets_column(_ROUNDS.c.id)
+_NEXT_ROUND_ID = cast("ColumnElement[object]", next_id(_ROUNDS.c.id).label("next_round_id"))
+"""The id an opening bet's new round will have (None on SQLite: read once inserted)."""
 _BET_READ = first_read(*round_store.BET_COLUMNS, *round_store.ROUND_COLUMNS,
                        round_store.seats_json(_ROUNDS.c.id), _HELD, _TAKEN, *SEATED_COLUMNS,
+                       _NEXT_ROUND_ID,
                        joined=_table_and_its_round, table_id=round_store.TABLE_ID,
                        locked=round_store.LOCKED)
 _ACT_READ = first_read(*round_store.SEATED_COLUMNS, _HELD, _TAKEN, *SEATED_COLUMNS,
@@ -190,12 +198,20 @@ def _hold_bet(found: Services, token: str, table_id: int, placed: Wagers,
             at, seated = _their_table(values, frame.caller)
             current = play.loaded_of(frame.connection, at)
             moment = now()
+            batch, reserved = Batch(), None
             if current is None:
                 current = table_play.waiting_round(at.table, at, placed.client_seed, moment)
-                round_writes.reserve(frame.connection, current.record)
+                taken_id = values["next_round_id"]
+                if taken_id is None:  # its id is known only once it is inserted
+                    round_writes.reserve(frame.connection, current.record)
+                else:
+                    reserved = round_writes.reserve_among(batch, current.record,
+                                                          int(str(taken_id)))
             played = table_play.bet(at, current, frame.caller.user_id, placed, moment)
             pending = _hold(found, frame, at, seated, played, 201,
-                            bets_of(values["taken_bets"]))
+                            bets_of(values["taken_bets"]), batch)
+            if reserved is not None:
+                current.record.number = int(reserved.values[0])
     return _pending_or_answer(attempts, pending)
 
 
@@ -236,7 +252,7 @@ def _hold_decision(found: Services, token: str, round_id: int, decision: dict[st
                 done = played, _commit(found, frame, at, seen, played, seated, 200, taken,
                                        Batch())
                 continue
-            pending = _hold(found, frame, at, seated, played, 200, taken)
+            pending = _hold(found, frame, at, seated, played, 200, taken, Batch())
     if done is not None:
         play.show_change(found, *done)
     return _pending_or_answer(attempts, pending)
@@ -245,11 +261,12 @@ def _hold_decision(found: Services, token: str, round_id: int, decision: dict[st
 # --- holding, calling, settling ---------------------------------------------------------------
 
 def _hold(found: Services, frame: Frame, at: AtTable, seated: Seated, played: Played,
-          status: int, taken: list[str]) -> Pending:
-    """Write the stake to the outbox, held, and end the first transaction."""
-    held = hold(frame.connection, seated, found.wallets.settings, played.loaded.record.id,
+          status: int, taken: list[str], batch: Batch) -> Pending:
+    """Write the stake to the outbox, held, among the first transaction's last writes
+    (``batch``: an opening bet's round, where its id was read first), and end it."""
+    held = hold(batch, seated, found.wallets.settings, played.loaded.record.id,
                 _stake(played, frame.caller))
-    frame.keep(Batch())
+    frame.keep(batch)
     return Pending(held, seated, at, played, frame.caller, status, taken)
 
 
@@ -298,21 +315,26 @@ def _settle(found: Services, token: str, request: MoneyRequest, pending: Pending
 
 def _write_the_move(found: Services, token: str, request: MoneyRequest, pending: Pending,
                     outcome: Applied) -> Answer:
+    """The move written with the stake taken, all in one statement on PostgreSQL (nothing
+    is read: the held stake kept the round as the first transaction left it)."""
     attempts = Attempts(found, token, request)
-    frame = Frame(attempts, last=True)
+    frame = Frame(attempts, last=True, one_statement=True)
     played, at = pending.played, pending.at
-    with frame:
-        frame.resume(pending.caller)
-        seen = found.hub.stamp(at.table.id)
-        if played.new_seat is not None:
-            played.new_seat.balance_before = (outcome.balance // pending.seated.chip_value
-                                              + played.new_seat.staked)
-        batch = Batch()
-        taken = take_stake(batch, pending.held)
-        fresh = _commit(found, frame, at, seen, played, pending.seated, pending.status,
-                        [*pending.taken, pending.held.bet_id], batch)
-        if not taken.values:
-            raise _Late
+    try:
+        with frame:
+            frame.resume(pending.caller)
+            seen = found.hub.stamp(at.table.id)
+            if played.new_seat is not None:
+                played.new_seat.balance_before = (outcome.balance // pending.seated.chip_value
+                                                  + played.new_seat.staked)
+            batch = Batch()
+            take_stake(batch, pending.held)
+            fresh = _commit(found, frame, at, seen, played, pending.seated, pending.status,
+                            [*pending.taken, pending.held.bet_id], batch)
+    except Unchanged as unchanged:
+        if unchanged.guard == STAKE_TAKEN:
+            raise _Late from None
+        raise
     play.show_change(found, played, fresh)
     assert attempts.answer is not None
     return attempts.answer

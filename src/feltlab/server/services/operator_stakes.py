@@ -22,7 +22,7 @@ from feltlab.server.models import table_of
 from feltlab.server.operator_models import WalletTransaction
 from feltlab.server.services import outbox
 from feltlab.server.services.round_store import LoadedRound
-from feltlab.server.services.statements import Batch, Deferred, Prepared, json_rows
+from feltlab.server.services.statements import Batch, Prepared, json_rows
 from feltlab.server.services.wallet_client import (
     ClientSettings,
     OperatorWallet,
@@ -60,12 +60,12 @@ class Held:
     rollback_due: datetime
 
 
-def hold(connection: Connection, seated: Seated, client: ClientSettings, round_id: int,
+def hold(batch: Batch, seated: Seated, client: ClientSettings, round_id: int,
          stake: int) -> Held:
-    """The stake's bet, held for the request to send, and its rollback behind it: due
-    once the call must have ended and a grace after (the request records the answer
-    well before, unless it crashed; a request that is late finds the rollback claimed
-    and lets it go ahead)."""
+    """Among the request's last writes (``batch``): the stake's bet, held for the
+    request to send, and its rollback behind it, due once the call must have ended and
+    a grace after (the request records the answer well before, unless it crashed; a
+    request that is late finds the rollback claimed and lets it go ahead)."""
     moment = now()
     wallet = seated.wallet
     amount = stake * seated.chip_value
@@ -80,7 +80,7 @@ def hold(connection: Connection, seated: Seated, client: ClientSettings, round_i
         operator_id=wallet.operator_id, player=seated.player, session=seated.session,
         currency=seated.currency, kind="rollback", amount=amount, round_id=round_id,
         rolled_back=bet_id, now=moment, first_try_at=due)
-    outbox.QUEUE.run_rows(connection, [bet, rollback])  # one statement, the bet first
+    batch.add_rows(outbox.QUEUE, [bet, rollback])  # one statement, the bet first
     rollback_id = str(rollback["transaction_id"])
     return Held(bet_id, rollback_id, round_id, amount, due)
 
@@ -126,17 +126,20 @@ _ACKNOWLEDGE = Prepared(update(_CALLS).where(
             updated_at=bindparam("moment")))
 
 
-def take_stake(batch: Batch, held: Held) -> Deferred:
+STAKE_TAKEN = "stake_taken"
+"""The guard of :func:`take_stake`: the held stake's rollback was there to take back."""
+
+
+def take_stake(batch: Batch, held: Held) -> None:
     """Among the request's last writes (``batch``): the held stake's rollback taken back,
-    if nobody has touched it, and its bet acknowledged. Once the batch has run, the
-    answer's ``values`` are empty if the rollback was not there to take back (claimed,
-    or due already): then the caller rolls the whole transaction back (see
-    :func:`record_answer`)."""
-    taken = batch.add(_TAKE_BACK, {"tid": held.rollback_id, "due": held.rollback_due},
-                      changes=[(_CALLS, held.rollback_id)])
+    if nobody has touched it, and its bet acknowledged. If the rollback was not there to
+    take back (claimed, or due already), the batch writes nothing and raises
+    :class:`~feltlab.server.services.statements.Unchanged` (:data:`STAKE_TAKEN`): the
+    caller records the answer as too late instead (see :func:`record_answer`)."""
+    batch.add(_TAKE_BACK, {"tid": held.rollback_id, "due": held.rollback_due},
+              changes=[(_CALLS, held.rollback_id)], guard=STAKE_TAKEN)
     batch.add(_ACKNOWLEDGE, {"tid": held.bet_id, "moment": now()},
               changes=[(_CALLS, held.bet_id)])
-    return taken
 
 
 def queue_win(batch: Batch, seated: Seated, loaded: LoadedRound, bets: Sequence[str]

@@ -71,6 +71,18 @@ def reserve(connection: Connection, record: Round) -> int:
     return record.id
 
 
+_RESERVED = Prepared(insert(_ROUNDS).values(number=_NEXT_NUMBER).returning(_ROUNDS.c.number))
+
+
+def reserve_among(batch: Batch, record: Round, round_id: int) -> Deferred:
+    """:func:`reserve` among the request's last writes, for a round whose id the
+    request's first read took (:func:`~feltlab.server.services.statements.next_id`): set
+    on it now; the write answers its number once the batch has run."""
+    record.id = round_id
+    values = {name: getattr(record, name) for name in ROUND_NAMES if name != "number"}
+    return batch.add(_RESERVED, {**values, "number_at_table": record.table_id})
+
+
 def _insert(connection: Connection, record: Round) -> None:
     """Insert a new round's row; its id and its number at its table set on it."""
     values = {name: getattr(record, name) for name in ROUND_NAMES if name not in _GIVEN}

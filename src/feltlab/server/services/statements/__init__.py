@@ -32,25 +32,28 @@ effects: on PostgreSQL they run as one statement (each a data-modifying ``WITH``
 on SQLite one after another. There they all see one snapshot, so two of them changing
 one row would silently lose one: each write names the rows it changes (derived from an
 UPDATE's or DELETE's ``WHERE`` on the primary key, or given), and a second write to a
-row raises :class:`RowChangedTwice` at once, on either database.
+row raises :class:`RowChangedTwice` at once, on either database. A write that must change a
+row (a *guard*) refuses the whole batch if it changes none (:class:`Unchanged`).
 
 Every difference between SQLite and PostgreSQL lives here: :meth:`Prepared.per_dialect`
 (a statement written for each, or none on one: it then runs nothing there, and
 :meth:`Prepared.runs_on` says so), :func:`insert_ignoring`, :func:`json_rows`,
-:func:`transaction_lock`, :func:`serial_writes`, :func:`read_snapshot` and
+:func:`next_id`, :func:`transaction_lock`, :func:`serial_writes`, :func:`read_snapshot` and
 :func:`notifies`.
 """
 
-from feltlab.server.services.statements.batch import Batch, Changes, Deferred
+from feltlab.server.services.statements.batch import Batch, Changes, Deferred, Unchanged
 from feltlab.server.services.statements.changed_rows import (
     RowChangedTwice,
     RowKey,
     UnknownRows,
 )
 from feltlab.server.services.statements.databases import (
+    batches_in_one_statement,
     database_name,
     insert_ignoring,
     json_rows,
+    next_id,
     notifies,
     read_snapshot,
     serial_writes,
@@ -59,5 +62,6 @@ from feltlab.server.services.statements.databases import (
 from feltlab.server.services.statements.prepared import DIALECTS, Prepared
 
 __all__ = ["DIALECTS", "Batch", "Changes", "Deferred", "Prepared", "RowChangedTwice", "RowKey",
-           "UnknownRows", "database_name", "insert_ignoring", "json_rows", "notifies",
-           "read_snapshot", "serial_writes", "transaction_lock"]
+           "Unchanged", "UnknownRows", "batches_in_one_statement", "database_name",
+           "insert_ignoring", "json_rows", "next_id", "notifies", "read_snapshot", "serial_writes",
+           "transaction_lock"]

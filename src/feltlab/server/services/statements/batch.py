@@ -1,5 +1,12 @@
 """A request's last writes run together: one statement on PostgreSQL (each write a
-data-modifying ``WITH`` query), one after another on SQLite (the package's text)."""
+data-modifying ``WITH`` query), one after another on SQLite (the package's text).
+
+A write may be a *guard*: one that must change a row (it returns what it changed), or
+else nothing of the batch is written and running it raises :class:`Unchanged`. On SQLite
+the caller's transaction rolls back as the error passes through it; on PostgreSQL the
+batch's statement raises from within (``feltlab_require``, migration 0017), so that a
+batch run as its connection's only statement, in autocommit (:func:`statement_connection
+<feltlab.server.services.database.statement_connection>`), is all or nothing by itself."""
 
 from __future__ import annotations
 
@@ -11,6 +18,7 @@ from typing import Any
 
 from sqlalchemy import Connection, Table
 from sqlalchemy.engine import Dialect
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.types import NullType
 
 from feltlab.server.services.statements.changed_rows import (
@@ -32,20 +40,35 @@ class Deferred:
     params: Mapping[str, Any]
     rows: Sequence[Mapping[str, Any]] | None
     then: Callable[[list[Any]], None] | None
+    guard: str | None = None
     values: list[Any] = field(default_factory=list)
     changes: tuple[RowKey, ...] = ()
 
-    def shape(self) -> tuple[Prepared, int, tuple[str, ...]]:
+    def shape(self) -> tuple[Prepared, int, tuple[str, ...], str | None]:
         if self.rows is None:
-            return self.prepared, 0, tuple(self.params)
-        return self.prepared, len(self.rows), tuple(self.rows[0])
+            return self.prepared, 0, tuple(self.params), self.guard
+        return self.prepared, len(self.rows), tuple(self.rows[0]), self.guard
+
+
+class Unchanged(Exception):
+    """A batch's guard changed no row, so nothing of the batch was written (see the
+    module's text); :attr:`guard` names it."""
+
+    def __init__(self, guard: str) -> None:
+        super().__init__(f"the batch's guard {guard!r} changed no row: nothing was written")
+        self.guard = guard
+
+
+GUARD_STATE = "FL001"
+"""The SQLSTATE ``feltlab_require`` raises on PostgreSQL."""
+_GUARD_NAME = re.compile(r"[a-z][a-z_]{0,40}")
 
 
 Changes = Iterable[tuple["Table | str", Hashable]]
 """Rows named by hand: (table or its name, primary key value, or a tuple of them)."""
 
 _PLACEHOLDER = re.compile(r"%\((\w+)\)s")
-_Shape = tuple[tuple[Prepared, int, tuple[str, ...]], ...]
+_Shape = tuple[tuple[Prepared, int, tuple[str, ...], str | None], ...]
 
 
 @dataclass(frozen=True)
@@ -81,8 +104,12 @@ class Batch:
 
     def add(self, prepared: Prepared, params: Mapping[str, Any],
             then: Callable[[list[Any]], None] | None = None, *,
-            changes: Changes | None = None) -> Deferred:
-        item = Deferred(prepared, params, None, then)
+            changes: Changes | None = None, guard: str | None = None) -> Deferred:
+        """A write; ``guard``: its name, if it must change a row (see the module's
+        text: it must return the rows it changes)."""
+        if guard is not None and _GUARD_NAME.fullmatch(guard) is None:
+            raise ValueError(f"a guard's name is lowercase letters and _, got {guard!r}")
+        item = Deferred(prepared, params, None, then, guard)
         self._claim(item, changes, params)
         self._items.append(item)
         return item
@@ -118,15 +145,23 @@ class Batch:
             self._changed[row] = item
         item.changes = tuple(named)
 
-    def run(self, connection: Connection) -> None:
+    def run(self, connection: Connection, *, one_statement: bool = False) -> None:
+        """Run the writes; raises :class:`Unchanged` if a guard changed no row.
+        ``one_statement``: on PostgreSQL the batch is one statement even if it holds one
+        write (its connection commits each statement as it ends, so its guards must
+        refuse the statement itself)."""
         items, self._items, self._changed = self._items, [], {}
-        if connection.dialect.name == "postgresql" and len(items) > 1:
+        if connection.dialect.name == "postgresql" and (len(items) > 1 or (
+                one_statement and any(item.guard for item in items))):
             _run_together(connection, items)
         else:
             for item in items:
                 found = (item.prepared.run(connection, item.params) if item.rows is None
                          else item.prepared.run_rows(connection, item.rows))
                 item.values = [row[0] for row in found]
+        for item in items:
+            if item.guard is not None and not item.values:
+                raise Unchanged(item.guard)
         for item in items:
             if item.then is not None:
                 item.then(item.values)
@@ -142,7 +177,14 @@ def _run_together(connection: Connection, items: list[Deferred]) -> None:
                                     strict=True):
         params.update(zip(names, _member_parameters(items[place], member).values(),
                           strict=True))
-    found = run_form(connection, together.form, [params[name] for name in together.order])[0]
+    try:
+        found = run_form(connection, together.form,
+                         [params[name] for name in together.order])[0]
+    except DBAPIError as error:
+        diagnostics = getattr(error.orig, "diag", None)
+        if getattr(diagnostics, "sqlstate", None) == GUARD_STATE:
+            raise Unchanged(str(getattr(diagnostics, "message_primary", ""))) from None
+        raise
     returning = iter(found)
     for place, member in zip(together.present, together.members, strict=True):
         if member.returns:
@@ -158,23 +200,29 @@ def _member_parameters(item: Deferred, member: Form) -> dict[str, Any]:
 
 
 def _together_of(dialect: Dialect, shape: _Shape, items: list[Deferred]) -> _Together:
-    forms = [prepared.form_for(dialect, rows, keys) for prepared, rows, keys in shape]
+    forms = [prepared.form_for(dialect, rows, keys) for prepared, rows, keys, _ in shape]
     present = tuple(place for place, member in enumerate(forms) if member is not None)
     members = tuple(member for member in forms if member is not None)
+    guards = tuple(shape[place][3] for place in present)
+    for guard, member in zip(guards, members, strict=True):
+        if guard is not None and not member.returns:
+            raise ValueError(f"the guard {guard!r} must return the rows it changes")
     # a form's parameters come in one order for one shape: its defaults', then the
     # write's own (the shape names them, in order)
     names = tuple(tuple(f"b{index}_{name}" for name in _member_parameters(items[place], member))
                   for index, (place, member) in enumerate(zip(present, members, strict=True)))
-    form, order = _together(list(members))
+    form, order = _together(list(members), guards)
     return _Together(form, present, members, names, order)
 
 
-def _together(forms: list[Form]) -> tuple[Form, tuple[str, ...]]:
+def _together(forms: list[Form], guards: Sequence[str | None]
+              ) -> tuple[Form, tuple[str, ...]]:
     """One statement of several (PostgreSQL): each a ``WITH`` query, their parameters
     renamed apart; it answers, for each that returns rows, an array of their first
-    column. Its parameters are PostgreSQL's own ``$1``, ``$2``..., in the order of the
-    names answered beside it: psycopg converts ``%(name)s`` afresh at every run for a
-    statement of over 50 parameters (3% of an operator's money request's CPU)."""
+    column, and refuses itself if a guard returned none. Its parameters are
+    PostgreSQL's own ``$1``, ``$2``..., in the order of the names answered beside it:
+    psycopg converts ``%(name)s`` afresh at every run for a statement of over 50
+    parameters (3% of an operator's money request's CPU)."""
     queries, answers = [], []
     order: dict[str, str] = {}
 
@@ -191,6 +239,8 @@ def _together(forms: list[Form]) -> tuple[Form, tuple[str, ...]]:
         if form.returns:
             answers.append(f"ARRAY(SELECT v FROM b{index} AS x(v))")
     answers = answers or ["1"]
+    answers += [f"feltlab_require(EXISTS (SELECT FROM b{index}), '{guard}')"
+                for index, guard in enumerate(guards) if guard is not None]
     row = namedtuple("Batch", [f"v{index}" for index in range(len(answers))])  # type: ignore[misc]
     form = Form(f"WITH {', '.join(queries)} SELECT {', '.join(answers)}", {}, (), None,
                  True, tuple(NullType() for _ in answers), row, raw=True)

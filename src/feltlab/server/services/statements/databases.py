@@ -8,7 +8,17 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from sqlalchemy import BigInteger, Connection, Engine, Table, bindparam, func, select
+from sqlalchemy import (
+    BigInteger,
+    Column,
+    Connection,
+    Engine,
+    Integer,
+    Table,
+    bindparam,
+    func,
+    select,
+)
 from sqlalchemy.dialects import postgresql as _postgresql
 from sqlalchemy.dialects import sqlite as _sqlite
 from sqlalchemy.exc import CompileError
@@ -60,6 +70,30 @@ def _json_rows_elsewhere(element: json_rows, compiler: Any, **kw: Any) -> str:
     raise CompileError(f"json_rows is written for {', '.join(DIALECTS)} only")
 
 
+class next_id(FunctionElement[int | None]):
+    """The id the database will give the next row of an autoincrement primary key
+    ``column``, taken now (a read that knows a new row's id can insert it among the
+    request's last writes): a value of its sequence on PostgreSQL (never given twice, so
+    a read that inserts nothing leaves a gap); NULL on SQLite, which has no sequence (the
+    row is inserted at once, and its id read back)."""
+
+    name = "next_id"
+    inherit_cache = True
+    type = Integer()  # type: ignore[assignment]  # (SQLAlchemy's own functions do this)
+
+
+@compiles(next_id, "postgresql")
+def _next_id_postgresql(element: next_id, compiler: Any, **kw: Any) -> str:
+    (column,) = element.clauses
+    assert isinstance(column, Column) and isinstance(column.table, Table)
+    return f"nextval(pg_get_serial_sequence('{column.table.name}', '{column.name}'))"
+
+
+@compiles(next_id, "sqlite")
+def _next_id_sqlite(element: next_id, compiler: Any, **kw: Any) -> str:
+    return "NULL"
+
+
 _TRANSACTION_LOCK = Prepared.per_dialect(sqlite=None, postgresql=select(
     func.pg_advisory_xact_lock(bindparam("key", type_=BigInteger))))
 
@@ -71,6 +105,13 @@ def transaction_lock(connection: Connection, key: int) -> bool:
     have waited: what was read before may have changed meanwhile)."""
     _TRANSACTION_LOCK.run(connection, {"key": key})
     return _TRANSACTION_LOCK.runs_on(connection)
+
+
+def batches_in_one_statement(bind: Connection | Engine) -> bool:
+    """Whether a :class:`~feltlab.server.services.statements.Batch` runs as one statement
+    (PostgreSQL), and so is all or nothing even on a connection that commits each
+    statement as it ends; on SQLite it runs one write at a time, in a transaction."""
+    return bind.dialect.name == "postgresql"
 
 
 def serial_writes(bind: Connection | Engine) -> bool:

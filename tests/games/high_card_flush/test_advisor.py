@@ -1,6 +1,7 @@
 """The High Card Flush family's advisor counts with the plain functions that the kernels
 are compiled from: the same counts as the compiled kernel, and one hand's advice in a
-fresh process imports no Numba."""
+fresh process imports no Numba; a process that loaded the kernels already counts with
+them, to the same advice."""
 
 from __future__ import annotations
 
@@ -9,9 +10,11 @@ import subprocess
 import sys
 
 import numpy as np
+import pytest
 
 from feltlab.core.cards import full_deck
 from feltlab.core.rules import load_rules
+from feltlab.games.high_card_flush import advisor
 from feltlab.games.high_card_flush import counting as fk
 from feltlab.games.high_card_flush import dealer_counts as plain
 from feltlab.games.high_card_flush.advisor import suit_masks
@@ -31,6 +34,20 @@ def test_the_plain_counts_are_the_kernels() -> None:
             compiled = fk.dealer_counts_known(masks, out, known, qualify, fk.BINOM)
             counted = plain.dealer_counts_known(masks, out, known, qualify, plain.BINOM)
             assert [int(count) for count in counted] == [int(count) for count in compiled]
+
+
+def test_a_process_with_the_kernels_advises_with_them(monkeypatch: pytest.MonkeyPatch
+                                                      ) -> None:
+    rules = load_rules("high-card-flush")
+    assert isinstance(rules, FlushRules)
+    assert advisor.dealer_counter() is fk.dealer_counts_known  # imported by this test
+    deck, rng = full_deck(), np.random.default_rng(36)
+    samples = [[deck[int(i)] for i in rng.choice(52, 9, replace=False)] for _ in range(200)]
+    compiled = [advisor.advise(rules, cards[:7], cards[7:8], cards[8:]) for cards in samples]
+    monkeypatch.delitem(sys.modules, fk.__name__)
+    assert advisor.dealer_counter() is plain.dealer_counts_known
+    assert [advisor.advise(rules, cards[:7], cards[7:8], cards[8:]) for cards in samples
+            ] == compiled
 
 
 FRESH_PROCESS = """

@@ -392,14 +392,14 @@ def test_an_advice_is_one_call_of_the_counter(monkeypatch: pytest.MonkeyPatch) -
     rules = rules_of("high-card-flush")
     hands = [("Th 8h 6h Js Ad Qd Jc", "", ""), ("2c 3d 4h 5s 7c 8d 9h", "Ac Kc", ""),
              ("Ah Kh Qh Jh 9s 8s 2d", "", "3c 4c"), ("As Ks 7s 6s 5s 4d 3d", "2h", "Th")]
-    counter = advisor.dealer_counts_known
+    counter = advisor.dealer_counter()
     calls: list[int] = []
 
     def counting(*args: Any) -> tuple[int, int, int, int, int]:
         calls.append(len(args))
         return counter(*args)
 
-    monkeypatch.setattr(advisor, "dealer_counts_known", counting)
+    monkeypatch.setattr(advisor, "dealer_counter", lambda: counting)
     for cards, dead, dealer in hands:
         advisor.advise(rules, parse_cards(cards), parse_cards(dead), parse_cards(dealer))
     assert len(calls) == len(hands)

@@ -3,7 +3,10 @@ legal raise, over every dealer hand the unseen cards can make.
 
 It counts the dealer's hands with the plain functions of :mod:`.dealer_counts` (the ones
 :mod:`.counting` compiles for the analysis and protection kernels): one hand takes a
-fraction of a millisecond in Python, and ``feltlab advise`` need not import Numba.
+tenth of a millisecond in Python, and ``feltlab advise`` need not import Numba. A process
+that has loaded those kernels already (a server, whose pit figures ask the advisor about
+every decision settled, or an analysis) counts with the compiled counter instead: the
+same counts (the tests hold them equal), some 60 times sooner.
 
 >>> from feltlab.core.rules import load_rules
 >>> from feltlab.core.cards import parse_cards
@@ -14,7 +17,8 @@ fraction of a millisecond in Python, and ``feltlab advise`` need not import Numb
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import sys
+from collections.abc import Callable, Sequence
 from fractions import Fraction
 
 import numpy as np
@@ -39,6 +43,19 @@ def suit_masks(cards: Sequence[Card]) -> Int64Array:
     return masks
 
 
+Counter = Callable[[Int64Array, Int64Array, Int64Array, int, Int64Array],
+                   tuple[int, int, int, int, int]]
+_KERNELS = "feltlab.games.high_card_flush.counting"
+
+
+def dealer_counter() -> Counter:
+    """The compiled :func:`.dealer_counts.dealer_counts_known` where this process imported
+    :mod:`.counting` already (never importing it here), else the plain function."""
+    compiled = sys.modules.get(_KERNELS)
+    counter: Counter = dealer_counts_known if compiled is None else compiled.dealer_counts_known
+    return counter
+
+
 def advise(rules: FlushRules, cards: Sequence[Card], dead: Sequence[Card] = (),
            dealer: Sequence[Card] = ()) -> Advice:
     """Exact EV per ante (ante and raise) of folding and of every legal raise, over every
@@ -51,8 +68,8 @@ def advise(rules: FlushRules, cards: Sequence[Card], dead: Sequence[Card] = (),
     if 52 - len(cards) - len(dead) < HAND_SIZE:
         raise CardError(f"dead: {len(dead)} dead cards leave too few for the dealer's hand")
     masks = suit_masks(cards)
-    counts = dealer_counts_known(masks, suit_masks([*cards, *dead]), suit_masks(dealer),
-                                 rules.qualifier.threshold, BINOM)
+    counts = dealer_counter()(masks, suit_masks([*cards, *dead]), suit_masks(dealer),
+                              rules.qualifier.threshold, BINOM)
     not_qualified, worse, tie, better, total = (int(count) for count in counts)
     flush = best_flush(cards)
     options = [OptionValue("fold", Fraction(-1))]

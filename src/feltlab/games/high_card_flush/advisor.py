@@ -4,9 +4,10 @@ legal raise, over every dealer hand the unseen cards can make.
 It counts the dealer's hands with the plain functions of :mod:`.dealer_counts` (the ones
 :mod:`.counting` compiles for the analysis and protection kernels): one hand takes a
 tenth of a millisecond in Python, and ``feltlab advise`` need not import Numba. A process
-that has loaded those kernels already (a server, whose pit figures ask the advisor about
-every decision settled, or an analysis) counts with the compiled counter instead: the
-same counts (the tests hold them equal), some 60 times sooner.
+that imported those kernels already (a server, whose pit figures ask the advisor about
+every decision settled, or an analysis) counts with the compiled counter once it is
+loaded, which a background thread does on the first advice: the same counts (the tests
+hold them equal), some 60 times sooner, and no advice ever waits for Numba.
 
 >>> from feltlab.core.rules import load_rules
 >>> from feltlab.core.cards import parse_cards
@@ -18,6 +19,7 @@ same counts (the tests hold them equal), some 60 times sooner.
 from __future__ import annotations
 
 import sys
+import threading
 from collections.abc import Callable, Sequence
 from fractions import Fraction
 
@@ -48,12 +50,31 @@ Counter = Callable[[Int64Array, Int64Array, Int64Array, int, Int64Array],
 _KERNELS = "feltlab.games.high_card_flush.counting"
 
 
+_loading = threading.Event()
+
+
 def dealer_counter() -> Counter:
     """The compiled :func:`.dealer_counts.dealer_counts_known` where this process imported
-    :mod:`.counting` already (never importing it here), else the plain function."""
+    :mod:`.counting` already and its kernel is loaded, else the plain function: the
+    kernel is then loaded (from Numba's cache, or compiled) in a background thread,
+    never here, and :mod:`.counting` is never imported here."""
     compiled = sys.modules.get(_KERNELS)
-    counter: Counter = dealer_counts_known if compiled is None else compiled.dealer_counts_known
-    return counter
+    if compiled is None:
+        return dealer_counts_known
+    kernel: Counter = compiled.dealer_counts_known
+    if compiled.dealer_counts_known.signatures:
+        return kernel
+    if not _loading.is_set():
+        _loading.set()
+        threading.Thread(target=_count_nothing, args=(kernel,), name="feltlab-flush-counter",
+                         daemon=True).start()
+    return dealer_counts_known
+
+
+def _count_nothing(kernel: Counter) -> None:
+    """One call with the advisor's argument types, which loads the kernel."""
+    none = suit_masks(())
+    kernel(none, none, none, 0, BINOM)
 
 
 def advise(rules: FlushRules, cards: Sequence[Card], dead: Sequence[Card] = (),

@@ -62,7 +62,7 @@ def dealer_counter() -> Counter:
     if compiled is None:
         return dealer_counts_known
     kernel: Counter = compiled.dealer_counts_known
-    if compiled.dealer_counts_known.signatures:
+    if compiled.dealer_counts_known.overloads:  # loaded (``signatures`` builds a list)
         return kernel
     if not _loading.is_set():
         _loading.set()

@@ -41,8 +41,8 @@ def test_a_process_with_the_kernels_advises_with_them(monkeypatch: pytest.Monkey
     rules = load_rules("high-card-flush")
     assert isinstance(rules, FlushRules)
     none = suit_masks(())
-    fk.dealer_counts_known(none, none, none, 0, fk.BINOM)  # loaded, as a background thread
-    assert advisor.dealer_counter() is fk.dealer_counts_known  # would load it
+    fk.dealer_counts_known(none, none, none, 0, fk.BINOM)  # loaded, as the thread does
+    assert advisor.dealer_counter() is fk.dealer_counts_known
     deck, rng = full_deck(), np.random.default_rng(36)
     samples = [[deck[int(i)] for i in rng.choice(52, 9, replace=False)] for _ in range(200)]
     compiled = [advisor.advise(rules, cards[:7], cards[7:8], cards[8:]) for cards in samples]

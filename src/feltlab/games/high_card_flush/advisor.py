@@ -48,8 +48,6 @@ def suit_masks(cards: Sequence[Card]) -> Int64Array:
 Counter = Callable[[Int64Array, Int64Array, Int64Array, int, Int64Array],
                    tuple[int, int, int, int, int]]
 _KERNELS = "feltlab.games.high_card_flush.counting"
-
-
 _loading = threading.Event()
 
 
@@ -61,8 +59,9 @@ def dealer_counter() -> Counter:
     compiled = sys.modules.get(_KERNELS)
     if compiled is None:
         return dealer_counts_known
-    kernel: Counter = compiled.dealer_counts_known
-    if compiled.dealer_counts_known.overloads:  # loaded (``signatures`` builds a list)
+    dispatcher = compiled.dealer_counts_known
+    kernel: Counter = dispatcher
+    if dispatcher.overloads:  # loaded (Numba's ``signatures`` would build a list)
         return kernel
     if not _loading.is_set():
         _loading.set()

@@ -91,7 +91,7 @@ def test_no_service_takes_or_returns_an_untyped_row() -> None:
 
 def test_a_money_request_reads_top_to_bottom() -> None:
     """The pipeline's requests define no function inside them (no closure handed down to
-    be called back), and no service hands a batch write a callback (``then=``)."""
+    be called back), and no service hands a write a callback (``then=``)."""
     for step in (play.bet, play.decide, play.run_timer):
         tree = ast.parse(inspect.getsource(step).strip())
         nested = [node for node in ast.walk(tree.body[0])

@@ -33,13 +33,12 @@ from feltlab.server.services.statements.prepared import Form, Prepared, run_form
 @dataclass
 class Deferred:
     """One write of a :class:`Batch`: once the batch has run, ``values`` holds the first
-    column of each row it returned, and ``then`` was called with them. ``changes``: the
+    column of each row it returned (read by its caller, after the run). ``changes``: the
     rows it changes."""
 
     prepared: Prepared
     params: Mapping[str, Any]
     rows: Sequence[Mapping[str, Any]] | None
-    then: Callable[[list[Any]], None] | None
     guard: str | None = None
     values: list[Any] = field(default_factory=list)
     changes: tuple[RowKey, ...] = ()
@@ -102,23 +101,21 @@ class Batch:
         self._items: list[Deferred] = []
         self._changed: dict[RowKey, Deferred] = {}
 
-    def add(self, prepared: Prepared, params: Mapping[str, Any],
-            then: Callable[[list[Any]], None] | None = None, *,
+    def add(self, prepared: Prepared, params: Mapping[str, Any], *,
             changes: Changes | None = None, guard: str | None = None) -> Deferred:
         """A write; ``guard``: its name, if it must change a row (see the module's
         text: it must return the rows it changes)."""
         if guard is not None and _GUARD_NAME.fullmatch(guard) is None:
             raise ValueError(f"a guard's name is lowercase letters and _, got {guard!r}")
-        item = Deferred(prepared, params, None, then, guard)
+        item = Deferred(prepared, params, None, guard)
         self._claim(item, changes, params)
         self._items.append(item)
         return item
 
-    def add_rows(self, prepared: Prepared, rows: Sequence[Mapping[str, Any]],
-                 then: Callable[[list[Any]], None] | None = None, *,
+    def add_rows(self, prepared: Prepared, rows: Sequence[Mapping[str, Any]], *,
                  changes: Changes | None = None) -> Deferred:
         """An INSERT of several rows (see :meth:`Prepared.run_rows`); none: nothing."""
-        item = Deferred(prepared, {}, rows, then)
+        item = Deferred(prepared, {}, rows)
         if rows:
             self._claim(item, changes, None)
             self._items.append(item)
@@ -162,9 +159,6 @@ class Batch:
         for item in items:
             if item.guard is not None and not item.values:
                 raise Unchanged(item.guard)
-        for item in items:
-            if item.then is not None:
-                item.then(item.values)
 
 
 def _run_together(connection: Connection, items: list[Deferred]) -> None:

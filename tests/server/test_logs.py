@@ -9,6 +9,8 @@ import logging
 import os
 import signal
 import socket
+import subprocess
+import sys
 from pathlib import Path
 
 import httpx
@@ -55,6 +57,19 @@ def test_every_line_of_a_serve_run_is_json(sqlite_url: str, tmp_path: Path,
     assert "request" in events
     assert "generated new fontManager" in events
     assert any("Invalid HTTP request" in event for event in events), events
+
+
+def test_uvicorn_builds_no_access_line() -> None:
+    """Once a worker's logging is configured, uvicorn's access logger has no handler, its
+    root's neither: uvicorn's protocol then skips building an access line for each
+    response (it asks ``hasHandlers()`` once a connection), as ``--no-access-log`` means.
+    (In a process of its own: configuring is for the whole process.)"""
+    script = ("import logging; from feltlab.server import logs; logs.configure(); "
+              "print(logging.getLogger().hasHandlers(), "
+              "logging.getLogger('uvicorn.access').hasHandlers())")
+    shown = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                           check=True, timeout=60)
+    assert shown.stdout.split() == ["True", "False"], shown
 
 
 def test_the_slow_steps_notes_go_to_the_log() -> None:

@@ -60,10 +60,11 @@ def test_every_line_of_a_serve_run_is_json(sqlite_url: str, tmp_path: Path,
 
 
 def test_uvicorn_builds_no_access_line() -> None:
-    """Once a worker's logging is configured, uvicorn's access logger has no handler, its
-    root's neither: uvicorn's protocol then skips building an access line for each
-    response (it asks ``hasHandlers()`` once a connection), as ``--no-access-log`` means.
-    (In a process of its own: configuring is for the whole process.)"""
+    """Once a worker's logging is configured, uvicorn's access logger neither has a
+    handler nor passes its records to the root's: uvicorn's protocol then skips building
+    an access line for each response (it asks ``hasHandlers()`` once a connection), as
+    ``--no-access-log`` means. (In a process of its own: configuring is for the whole
+    process.)"""
     script = ("import logging; from feltlab.server import logs; logs.configure(); "
               "print(logging.getLogger().hasHandlers(), "
               "logging.getLogger('uvicorn.access').hasHandlers())")

@@ -55,7 +55,8 @@ LOG_CONFIG: Final[dict[str, Any]] = {
         # uvicorn's warnings and errors only (its info lines say little), and none of
         # its access lines: the server logs each request itself, with its route and time.
         # Not propagated: uvicorn builds an access line for every response (the client's
-        # address, the path quoted) whenever its logger has a handler, its root's too
+        # address, the path quoted) whenever its logger has a handler or passes its
+        # records to one (the root's)
         "uvicorn": {"handlers": [], "level": "WARNING", "propagate": True},
         "uvicorn.error": {"handlers": [], "level": "WARNING", "propagate": True},
         "uvicorn.access": {"handlers": [], "level": "WARNING", "propagate": False},

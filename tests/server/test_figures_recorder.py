@@ -10,7 +10,8 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import func, select, update
 
-from feltlab.server.models import Round, SeatFigure
+from feltlab.server.figure_models import SeatFigure
+from feltlab.server.models import Round
 from feltlab.server.services import figures
 from feltlab.server.services.context import Services
 from server.conftest import play_round, practice_table, sign_up

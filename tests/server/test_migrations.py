@@ -12,7 +12,11 @@ from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import Connection, Engine, insert, select, text
 
-from feltlab.server import designer_models, operator_models  # noqa: F401  (tables on Base)
+from feltlab.server import (  # noqa: F401  (tables on Base)
+    designer_models,
+    figure_models,
+    operator_models,
+)
 from feltlab.server.migrate import alembic_config, current_revision, upgrade
 from feltlab.server.models import (
     AuditHead,

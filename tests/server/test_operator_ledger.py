@@ -15,7 +15,7 @@ from fastapi.testclient import TestClient
 from pydantic import TypeAdapter
 from sqlalchemy import Engine, update
 
-from feltlab.server.api.responses import OperatorTransactions
+from feltlab.server.api.operator_responses import OperatorTransactions
 from feltlab.server.errors import NotFound
 from feltlab.server.models import table_of
 from feltlab.server.operator_models import WalletTransaction

@@ -24,7 +24,7 @@ from sqlalchemy import delete, func, select, update
 
 from feltlab.analysis import analyze
 from feltlab.core.rules import load_rules
-from feltlab.server.models import ReportDays, SeatFigure, SeatFigureDay
+from feltlab.server.figure_models import ReportDays, SeatFigure, SeatFigureDay
 from feltlab.server.services.accounts import create_admin
 from feltlab.server.services.figures import forget_day_sums
 from server.cli_helpers import run_cli

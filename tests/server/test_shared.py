@@ -13,7 +13,8 @@ from sqlalchemy import func, select, update
 from feltlab.server import timers
 from feltlab.server.app import create_app
 from feltlab.server.clock import now
-from feltlab.server.models import Round, SeatFigure
+from feltlab.server.figure_models import SeatFigure
+from feltlab.server.models import Round
 from feltlab.server.services import accounts
 from feltlab.server.services.context import Services
 from server.conftest import balances, settings_for, sign_up, unique_name

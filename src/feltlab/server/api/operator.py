@@ -23,7 +23,11 @@ from fastapi.responses import Response
 
 from feltlab.server.api.contract import refusals
 from feltlab.server.api.deps import services
-from feltlab.server.api.responses import Launched, OperatorSessionView, OperatorTransactions
+from feltlab.server.api.operator_responses import (
+    Launched,
+    OperatorSessionView,
+    OperatorTransactions,
+)
 from feltlab.server.api.schemas import LaunchCodeRequest, LaunchRequest, SessionEndRequest
 from feltlab.server.errors import NotFound, Refused, Unauthorized
 from feltlab.server.middleware import StrictJSONRoute

@@ -1,6 +1,8 @@
-"""Response models of the admin's side of feltlab as a game supplier: the operators, the
-calls feltlab owes their wallets, and the pit's report of their real-money rounds (the
-routes of :mod:`feltlab.server.api.admin_operators` and the operators' report of
+"""Response models of feltlab as a game supplier. The operator's own API: a launched
+session, and the wallet transactions it reconciles with
+(:mod:`feltlab.server.api.operator`). The admin's side: the operators, the calls feltlab
+owes their wallets, and the pit's report of their real-money rounds
+(:mod:`feltlab.server.api.admin_operators` and the operators' report of
 :mod:`feltlab.server.api.reports`). Kept apart from :mod:`feltlab.server.api.responses`
 to keep each module short; they follow its rules (strict, no unknown keys)."""
 
@@ -75,3 +77,52 @@ class OperatorReport(Answer):
     """The operator asked for; null: every operator."""
     rows: list[OperatorFigures]
     """By operator, currency and chip value; no totals (currencies do not add up)."""
+
+
+# --- the operator's own API -------------------------------------------------------------------
+
+class OperatorTransaction(Answer):
+    transaction_id: str
+    kind: str
+    """``bet``, ``win`` or ``rollback``."""
+    player: str
+    currency: str
+    amount: int
+    """In the currency's minor units."""
+    round_id: str | None
+    """The round's id as a decimal string."""
+    state: str
+    """``pending``, ``acknowledged``, ``refused`` or ``rolled_back``."""
+    attempts: int
+    last_error: str | None
+    created_at: str
+    updated_at: str
+
+
+class OperatorTransactions(Answer):
+    transactions: list[OperatorTransaction]
+    """Newest first."""
+    next_before: int | None
+    """Pass as ``before`` for the next page; null on the last."""
+
+
+class Launched(Answer):
+    session: str
+    """The session's bearer token: the player API accepts it for this player, currency and
+    rule set only."""
+    url: str
+    """The page that plays the session (frame it); its one-time code is for the page."""
+    expires_at: str
+    """When the session expires if left idle (each use moves it on)."""
+
+
+class OperatorSessionView(Answer):
+    session: str
+    operator: str
+    player: str
+    currency: str
+    chip_value: int
+    """Minor units of the currency one chip is worth."""
+    rules: str
+    mode: Literal["real", "demo"]
+    lobby_url: str | None

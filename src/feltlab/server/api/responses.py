@@ -7,7 +7,9 @@ of "may be absent" has a default and is left out when the answer leaves it out (
 that validate through a model use ``response_model_exclude_unset``). Structures a game
 family lays out itself (pay tables, deal order, hand layouts, payout requests) are
 objects of its own keys. Every model is strict and, but for those, forbids unknown keys,
-so a change to an answer that the model does not describe fails the tests.
+so a change to an answer that the model does not describe fails the tests. The models of
+feltlab as a game supplier are in :mod:`feltlab.server.api.operator_responses`, the
+pages' in :mod:`feltlab.server.api.page_responses`.
 """
 
 from __future__ import annotations
@@ -377,52 +379,3 @@ class RuleSetInPlay(Answer):
     edges: dict[str, float]
     player_favoured: list[str]
     over_exposure_limit: bool
-
-
-# --- operators -------------------------------------------------------------------------------
-
-class OperatorTransaction(Answer):
-    transaction_id: str
-    kind: str
-    """``bet``, ``win`` or ``rollback``."""
-    player: str
-    currency: str
-    amount: int
-    """In the currency's minor units."""
-    round_id: str | None
-    """The round's id as a decimal string."""
-    state: str
-    """``pending``, ``acknowledged``, ``refused`` or ``rolled_back``."""
-    attempts: int
-    last_error: str | None
-    created_at: str
-    updated_at: str
-
-
-class OperatorTransactions(Answer):
-    transactions: list[OperatorTransaction]
-    """Newest first."""
-    next_before: int | None
-    """Pass as ``before`` for the next page; null on the last."""
-
-
-class Launched(Answer):
-    session: str
-    """The session's bearer token: the player API accepts it for this player, currency and
-    rule set only."""
-    url: str
-    """The page that plays the session (frame it); its one-time code is for the page."""
-    expires_at: str
-    """When the session expires if left idle (each use moves it on)."""
-
-
-class OperatorSessionView(Answer):
-    session: str
-    operator: str
-    player: str
-    currency: str
-    chip_value: int
-    """Minor units of the currency one chip is worth."""
-    rules: str
-    mode: Literal["real", "demo"]
-    lobby_url: str | None

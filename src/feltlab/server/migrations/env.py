@@ -5,7 +5,11 @@ from __future__ import annotations
 from alembic import context
 from sqlalchemy import Engine
 
-from feltlab.server import designer_models, operator_models  # noqa: F401  (tables on Base)
+from feltlab.server import (  # noqa: F401  (tables on Base)
+    designer_models,
+    figure_models,
+    operator_models,
+)
 from feltlab.server.models import Base
 
 engine: Engine = context.config.attributes["engine"]

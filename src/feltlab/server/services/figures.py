@@ -28,14 +28,8 @@ from sqlalchemy.orm import Session
 from feltlab.analysis.figures import SeatFigures, round_figures, seat_figures
 from feltlab.core.engine import HandState
 from feltlab.server.clock import aware, now
-from feltlab.server.models import (
-    ReportDays,
-    Round,
-    RoundSeat,
-    SeatFigure,
-    SeatFigureDay,
-    table_of,
-)
+from feltlab.server.figure_models import ReportDays, SeatFigure, SeatFigureDay
+from feltlab.server.models import Round, RoundSeat, table_of
 from feltlab.server.services.database import write_connection
 from feltlab.server.services.round_store import read_round
 from feltlab.server.services.statements import insert_ignoring

@@ -25,7 +25,8 @@ from typing import Any, Final
 from sqlalchemy import func, select
 
 from feltlab.core.csvsafe import csv_text
-from feltlab.server.models import GameTable, SeatFigure, table_of
+from feltlab.server.figure_models import SeatFigure
+from feltlab.server.models import GameTable, table_of
 from feltlab.server.operator_models import OperatorSession
 from feltlab.server.services.context import Services
 from feltlab.server.services.reports import (

@@ -19,7 +19,8 @@ from sqlalchemy import Connection, select
 from feltlab.core.family import wager_title
 from feltlab.core.rules import load_rules
 from feltlab.server.clock import aware
-from feltlab.server.models import SeatFigure, table_of
+from feltlab.server.figure_models import SeatFigure
+from feltlab.server.models import table_of
 from feltlab.server.services.reports import Span
 
 SESSION_GAP: Final = timedelta(minutes=30)

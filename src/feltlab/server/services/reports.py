@@ -20,7 +20,8 @@ from sqlalchemy import Connection, Select, func, insert, select, union_all, upda
 from feltlab.core.csvsafe import Cell, csv_text
 from feltlab.server.clock import now
 from feltlab.server.errors import Refused
-from feltlab.server.models import ReportDays, SeatFigure, SeatFigureDay, User, table_of
+from feltlab.server.figure_models import ReportDays, SeatFigure, SeatFigureDay
+from feltlab.server.models import User, table_of
 from feltlab.server.services.context import Services
 from feltlab.server.services.statements import transaction_lock
 

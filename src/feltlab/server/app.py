@@ -38,6 +38,7 @@ from feltlab.server.api import (
     rulesets as rulesets_routes,
 )
 from feltlab.server.api.contract import declare_refusals, refusals
+from feltlab.server.api.money_lane import MoneyLane
 from feltlab.server.designer_runs import Designer
 from feltlab.server.errors import Unauthorized
 from feltlab.server.handlers import add_error_handlers
@@ -151,6 +152,7 @@ def create_app(settings: Settings, *, timers: bool = True) -> FastAPI:
     _add_operations(app, found)
     declare_refusals(app)
     add_error_handlers(app)
+    app.add_middleware(MoneyLane)  # inside the Gate: its bets and decisions are timed too
     app.add_middleware(Gate, metrics=found.metrics,  # refuses before anything reads a body
                        log_every=settings.request_log_every)
     return app

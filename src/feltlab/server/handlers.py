@@ -71,6 +71,20 @@ def answer(error: DomainError) -> JSONResponse:
     return JSONResponse({"detail": error.detail}, status_of(error), headers=headers or None)
 
 
+def refusal_answer(error: Exception) -> JSONResponse | None:
+    """The answer to a refusal: a domain error's, or the database's (a constraint: 409;
+    busy: 503); None for anything else (unexpected: the server's failure)."""
+    if isinstance(error, DomainError):
+        return answer(error)
+    if isinstance(error, IntegrityError):
+        log.warning("integrity refusal: %s", str(error.orig)[:200])
+        return answer(Conflict(CONFLICTS_WITH_STATE))
+    if isinstance(error, OperationalError | PoolTimeout):
+        log.warning("database busy: %s", str(getattr(error, "orig", error))[:200])
+        return answer(Busy(DATABASE_BUSY))
+    return None
+
+
 def first_problem(error: RequestValidationError) -> str:
     """The first thing wrong with a request, located (``field: message``)."""
     problems = error.errors()
@@ -90,8 +104,13 @@ def add_error_handlers(app: FastAPI) -> None:
     """Answer every failure of ``app``'s requests as this module describes."""
 
     @app.exception_handler(DomainError)
-    async def refused(request: Request, error: DomainError) -> JSONResponse:
-        return answer(error)
+    @app.exception_handler(IntegrityError)
+    @app.exception_handler(OperationalError)
+    @app.exception_handler(PoolTimeout)
+    async def refused(request: Request, error: Exception) -> JSONResponse:
+        refusal = refusal_answer(error)
+        assert refusal is not None
+        return refusal
 
     @app.exception_handler(RequestValidationError)
     async def invalid(request: Request, error: RequestValidationError) -> JSONResponse:
@@ -111,20 +130,9 @@ def add_error_handlers(app: FastAPI) -> None:
             headers = {"Allow": ", ".join(sorted(allowed))}
         return JSONResponse({"detail": detail}, error.status_code, headers=headers)
 
-    @app.exception_handler(IntegrityError)
-    async def integrity(request: Request, error: IntegrityError) -> JSONResponse:
-        log.warning("integrity refusal: %s", str(error.orig)[:200])
-        return answer(Conflict(CONFLICTS_WITH_STATE))
-
     @app.exception_handler(Exception)
     async def unexpected(request: Request, error: Exception) -> JSONResponse:
         log.exception("unexpected failure on %s %s", request.method, request.url.path[:100])
         # the failure is raised on to uvicorn after this answer, and uvicorn then drops
         # the connection: the client must not send its next request on it
         return JSONResponse({"detail": UNEXPECTED}, 500, headers={"Connection": "close"})
-
-    @app.exception_handler(OperationalError)
-    @app.exception_handler(PoolTimeout)
-    async def busy(request: Request, error: Exception) -> JSONResponse:
-        log.warning("database busy: %s", str(getattr(error, "orig", error))[:200])
-        return answer(Busy(DATABASE_BUSY))

@@ -27,14 +27,19 @@ async def services(request: Request) -> Services:
     return found
 
 
+def bearer_token(header: str) -> str:
+    """The token an Authorization header carries."""
+    scheme, _, token = header.partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        raise Unauthorized("the Authorization header must be 'Bearer TOKEN'")
+    return token.strip()[:MAX_TOKEN]
+
+
 def token_of(request: Request) -> tuple[str, bool]:
     """The token and whether it came from the cookie."""
     header = request.headers.get("authorization", "")
     if header:
-        scheme, _, token = header.partition(" ")
-        if scheme.lower() != "bearer" or not token.strip():
-            raise Unauthorized("the Authorization header must be 'Bearer TOKEN'")
-        return token.strip()[:MAX_TOKEN], False
+        return bearer_token(header), False
     cookie = request.cookies.get(COOKIE_NAME)
     if cookie:
         return cookie[:MAX_TOKEN], True

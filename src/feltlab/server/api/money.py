@@ -29,8 +29,8 @@ class EncodedJSON(JSONResponse):
         return content if isinstance(content, bytes) else super().render(content)
 
 
-def idempotency_key(request: Request) -> str | None:
-    key = request.headers.get("idempotency-key")
+def idempotency_key(key: str | None) -> str | None:
+    """The Idempotency-Key header's value, checked (None: the request has none)."""
     if key is None:
         return None
     if not 1 <= len(key) <= MAX_IDEMPOTENCY_KEY or not key.isascii() or not key.isprintable():
@@ -39,17 +39,23 @@ def idempotency_key(request: Request) -> str | None:
     return key
 
 
-def request_digest(request: Request, body: object) -> str:
+def request_digest(method: str, path: str, body: object) -> str:
     """What a retry with the same Idempotency-Key must repeat: the method, the path and
     the body (keys sorted)."""
-    text = orjson.dumps([request.method, request.scope["path"], body], default=str,
-                        option=orjson.OPT_SORT_KEYS)
+    text = orjson.dumps([method, path, body], default=str, option=orjson.OPT_SORT_KEYS)
     return hashlib.sha256(text).hexdigest()
+
+
+def money_request_of(method: str, path: str, key: str | None, body: object) -> MoneyRequest:
+    """What identifies a request to its retries: its Idempotency-Key header (``key``)
+    and the digest of its method, path and body."""
+    return MoneyRequest(idempotency_key(key), request_digest(method, path, body))
 
 
 def money_request(request: Request, body: object) -> MoneyRequest:
     """What identifies this request to its retries."""
-    return MoneyRequest(idempotency_key(request), request_digest(request, body))
+    return money_request_of(request.method, request.scope["path"],
+                            request.headers.get("idempotency-key"), body)
 
 
 def encoded(answer: Answer) -> EncodedJSON:

@@ -7,6 +7,7 @@ from typing import Any
 from fastapi import APIRouter, Request
 from starlette.concurrency import run_in_threadpool
 
+from feltlab.server.api import stakes
 from feltlab.server.api.contract import refusals
 from feltlab.server.api.deps import (
     BEARER_SECURITY,
@@ -16,18 +17,12 @@ from feltlab.server.api.deps import (
     checked_token,
     game_route,
 )
-from feltlab.server.api.money import (
-    EncodedJSON,
-    in_wallet_thread,
-    in_writer_thread,
-    money_request,
-)
+from feltlab.server.api.money import EncodedJSON
 from feltlab.server.api.responses import Recall, RoundView
 from feltlab.server.api.schemas import ActionRequest, RowId
 from feltlab.server.middleware import StrictJSONRoute
-from feltlab.server.services import operator_play, play, round_reads
+from feltlab.server.services import round_reads
 from feltlab.server.services.idempotency import encode
-from feltlab.server.services.operator_sessions import is_session_token
 
 router = APIRouter(prefix="/api/v1", tags=["rounds"], route_class=StrictJSONRoute)
 
@@ -49,13 +44,8 @@ async def act(round_id: RowId, body: ActionRequest, caller: MoneyDep,
               request: Request) -> EncodedJSON:
     """The caller's decision; a raise, play or bet is debited here. The caller's token is
     read in the decision's own transaction."""
-    decision = body.model_dump()
-    found, sent = caller.found, money_request(request, decision)
-    if is_session_token(caller.token):  # an operator's session: its wallet pays
-        return await in_wallet_thread(found, operator_play.decide, found, caller.token,
-                                      round_id, decision, sent)
-    return await in_writer_thread(found, play.decide, found, caller.token, round_id,
-                                  decision, sent)
+    return await stakes.decide(caller.found, caller.token, round_id, body,
+                               request.scope["path"], request.headers.get("idempotency-key"))
 
 
 @router.get("/rounds/{round_id}/recall", response_model=Recall,

@@ -7,6 +7,7 @@ from typing import Any
 
 from fastapi import APIRouter, Request
 
+from feltlab.server.api import stakes
 from feltlab.server.api.contract import refusals
 from feltlab.server.api.deps import (
     BEARER_SECURITY,
@@ -15,27 +16,17 @@ from feltlab.server.api.deps import (
     ServicesDep,
     game_route,
 )
-from feltlab.server.api.money import (
-    EncodedJSON,
-    in_wallet_thread,
-    in_writer_thread,
-    money_request,
-)
+from feltlab.server.api.money import EncodedJSON
 from feltlab.server.api.responses import RoundView, Table, TableWithRound
 from feltlab.server.api.schemas import RoundRequest, RowId, SeatRequest, TableRequest
-from feltlab.server.errors import Refused
-from feltlab.server.fairness import FairnessError, check_client_seed
 from feltlab.server.middleware import StrictJSONRoute
 from feltlab.server.services import (
-    operator_play,
     operator_sessions,
-    play,
     round_reads,
     seats,
     tables,
 )
 from feltlab.server.services.idempotency import encode
-from feltlab.server.services.operator_sessions import is_session_token
 
 router = APIRouter(prefix="/api/v1", tags=["tables"], route_class=StrictJSONRoute)
 
@@ -48,17 +39,8 @@ async def start_round(table_id: RowId, body: RoundRequest, caller: MoneyDep,
     """Bet: a practice table deals at once; a shared table takes the wagers into its open
     betting window. The wagers are debited here, and the caller's token is read in the
     bet's own transaction."""
-    try:
-        client_seed = check_client_seed(body.client_seed or "")
-    except FairnessError as error:
-        raise Refused(str(error)) from None
-    placed = play.Wagers(body.wagers, body.colour, client_seed)
-    found, sent = caller.found, money_request(request, body.model_dump())
-    if is_session_token(caller.token):  # an operator's session: its wallet pays
-        return await in_wallet_thread(found, operator_play.bet, found, caller.token,
-                                      table_id, placed, sent)
-    return await in_writer_thread(found, play.bet, found, caller.token, table_id, placed,
-                                  sent)
+    return await stakes.bet(caller.found, caller.token, table_id, body, request.scope["path"],
+                            request.headers.get("idempotency-key"))
 
 
 @router.post("/tables", status_code=201, response_model=Table,

@@ -5,11 +5,14 @@ again, so a route's declared response model costs these nothing)."""
 
 from __future__ import annotations
 
+import asyncio
+import contextvars
 import hashlib
 from collections.abc import Callable
+from concurrent.futures import Executor
+from functools import partial
 from typing import Any, ParamSpec
 
-import anyio.to_thread
 import orjson
 from fastapi import Request
 from fastapi.responses import JSONResponse
@@ -67,16 +70,21 @@ def encoded(answer: Answer) -> EncodedJSON:
 async def in_writer_thread(found: Services, run: Callable[Params, Answer],
                            *args: Params.args, **kwargs: Params.kwargs) -> EncodedJSON:
     """Run a money request (then its announcements) in one of the worker's writer threads
-    (:meth:`Services.writers`), in arrival order."""
-    answer = await anyio.to_thread.run_sync(lambda: run(*args, **kwargs),
-                                            limiter=found.writers())
-    return encoded(answer)
+    (:attr:`Services.writers`), in arrival order."""
+    return encoded(await _in_thread(found.writers, run, *args, **kwargs))
 
 
 async def in_wallet_thread(found: Services, run: Callable[Params, Answer],
                            *args: Params.args, **kwargs: Params.kwargs) -> EncodedJSON:
     """Run an operator's money request in one of the threads that may wait on operators'
-    wallets (:meth:`Services.wallet_callers`)."""
-    answer = await anyio.to_thread.run_sync(lambda: run(*args, **kwargs),
-                                            limiter=found.wallet_callers())
-    return encoded(answer)
+    wallets (:attr:`Services.wallet_callers`)."""
+    return encoded(await _in_thread(found.wallet_callers, run, *args, **kwargs))
+
+
+async def _in_thread(threads: Executor, run: Callable[Params, Answer],
+                     *args: Params.args, **kwargs: Params.kwargs) -> Answer:
+    """``run`` in one of ``threads``, in the caller's context (as anyio's threads run
+    it). Once started it runs to its end, even if the request is cancelled meanwhile."""
+    context = contextvars.copy_context()
+    return await asyncio.get_running_loop().run_in_executor(
+        threads, partial(context.run, run, *args, **kwargs))

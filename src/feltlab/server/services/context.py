@@ -6,12 +6,12 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-import anyio
 from argon2 import PasswordHasher
 from sqlalchemy import Connection, Engine
 from sqlalchemy.orm import Session, sessionmaker
@@ -70,33 +70,22 @@ class Services:
     """Whether an operator's session (by its token's digest) plays real money: a
     session's mode never changes."""
     recorder: Recorder = field(init=False)  # the pit's figures, written off the money path
-    _writers: dict[int, anyio.CapacityLimiter] = field(default_factory=dict)
+    writers: ThreadPoolExecutor = field(init=False)
+    """The threads that run money-moving transactions, as many at once as this worker
+    allows. Requests beyond them wait in line, not in threads, so reads (live updates,
+    sign-in checks, GETs), which run in the event loop's own threads, always find one
+    free; on SQLite, where one transaction writes at a time, a few keep the writer busy.
+    An executor of their own rather than anyio's threads and a limiter: the hop costs
+    about half as much CPU (docs/benchmarks.md)."""
     wallets: WalletClient = field(default_factory=WalletClient)
     """Calls to operators' wallets (one pooled connection, slots and breaker each)."""
-    _wallet_callers: dict[int, anyio.CapacityLimiter] = field(default_factory=dict)
+    wallet_callers: ThreadPoolExecutor = field(init=False)
+    """The threads that run operators' money requests: each waits on its operator's
+    wallet between two transactions, so they do not take :attr:`writers`' threads; an
+    operator's own slots in the wallet client keep a slow one from taking all of these."""
     exposure_limit: int = DEFAULT_EXPOSURE_LIMIT
     """The house exposure limit (:attr:`~feltlab.server.settings.Settings.house_exposure_limit`):
     no rule set that can pay one seat more on one round is published or opens a table."""
-
-    def writers(self) -> anyio.CapacityLimiter:
-        """The threads that may run money-moving transactions at once in this worker (per
-        event loop). Requests beyond them wait in line in the event loop, not in threads,
-        so reads (live updates, sign-in checks, GETs) always find a thread free; on SQLite,
-        where one transaction writes at a time, a few are enough to keep the writer busy."""
-        loop = id(asyncio.get_running_loop())
-        if loop not in self._writers:
-            self._writers[loop] = anyio.CapacityLimiter(4 if serial_writes(self.engine) else 12)
-        return self._writers[loop]
-
-    def wallet_callers(self) -> anyio.CapacityLimiter:
-        """The threads that may run operators' money requests at once (per event loop):
-        each waits on its operator's wallet between two transactions, so they do not
-        take :meth:`writers`' threads; an operator's own slots in the wallet client keep
-        a slow one from taking all of these."""
-        loop = id(asyncio.get_running_loop())
-        if loop not in self._wallet_callers:
-            self._wallet_callers[loop] = anyio.CapacityLimiter(WALLET_CALLERS)
-        return self._wallet_callers[loop]
 
     @contextmanager
     def read(self) -> Iterator[Session]:
@@ -189,10 +178,16 @@ class Services:
 
     def __post_init__(self) -> None:
         self.recorder = Recorder(self.engine, self.reader_engine)
+        self.writers = ThreadPoolExecutor(4 if serial_writes(self.engine) else 12,
+                                          thread_name_prefix="feltlab-writer")
+        self.wallet_callers = ThreadPoolExecutor(WALLET_CALLERS,
+                                                 thread_name_prefix="feltlab-wallet-caller")
 
     def close(self) -> None:
         """Write the figures left, save the metrics and close the database connections
         (at shutdown)."""
+        self.writers.shutdown()  # the money requests under way end first
+        self.wallet_callers.shutdown()
         self.recorder.stop()
         self.metrics.save()
         self.wallets.close()

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import json
 import logging
-import uuid
+import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -128,7 +128,7 @@ def _call_of(mapping: RowMapping) -> WalletCall:
 
 def new_transaction_id() -> str:
     """A feltlab transaction id, unique without asking the database."""
-    return f"fl-{uuid.uuid4().hex}"
+    return f"fl-{secrets.token_hex(16)}"  # 128 random bits, as a uuid4's 122
 
 
 def queue_call(connection: Connection, *, operator_id: str, player: str, session: str,

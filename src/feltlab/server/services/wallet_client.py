@@ -27,9 +27,9 @@ costs a player's request nothing but the answer, not a timeout each.
 
 from __future__ import annotations
 
+import secrets
 import threading
 import time
-import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Final, Literal
@@ -227,7 +227,7 @@ class WalletClient:
 
     def _post(self, line: _Line, wallet: OperatorWallet, name: CallName,
               fields: Mapping[str, JsonValue]) -> Outcome:
-        body = orjson.dumps({"request_id": uuid.uuid4().hex, **fields})
+        body = orjson.dumps({"request_id": secrets.token_hex(16), **fields})
         headers = {"content-type": "application/json", HEADER: sign(wallet.secret, body)}
         url = f"{wallet.url}/{name}"
         try:

@@ -3,9 +3,10 @@ routing and dependency solving.
 
 Bets and decisions are most of a table server's requests, and each crossed FastAPI's
 exception middleware, its router, its route handler and its dependency solver before
-doing anything; measured on an operator's money requests, those steps cost about 0.2 ms
-of the server's CPU a request (a seventh of it, docs/benchmarks.md), more than they do
-alone, as the request's own work leaves the event loop's caches cold.
+doing anything. Measured on an operator's money requests, skipping those steps saves 8
+to 13% of the server's CPU a request (docs/benchmarks.md, issue 33's ninth pass): more
+than the steps cost alone, as the request's own work leaves the event loop's caches
+cold between requests.
 
 So :class:`MoneyLane`, a plain ASGI middleware inside :class:`~feltlab.server.middleware.Gate`
 (which still limits the body and times the request), serves a request to

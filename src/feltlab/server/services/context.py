@@ -73,10 +73,10 @@ class Services:
     writers: ThreadPoolExecutor = field(init=False)
     """The threads that run money-moving transactions, as many at once as this worker
     allows. Requests beyond them wait in line, not in threads, so reads (live updates,
-    sign-in checks, GETs), which run in the event loop's own threads, always find one
-    free; on SQLite, where one transaction writes at a time, a few keep the writer busy.
-    An executor of their own rather than anyio's threads and a limiter: the hop costs
-    about half as much CPU (docs/benchmarks.md)."""
+    sign-in checks, GETs), which run in anyio's threads, always find one free; on
+    SQLite, where one transaction writes at a time, a few keep the writer busy. A pool
+    of their own rather than anyio's threads behind a limiter: the hop costs less, about
+    4% of an operator's money request's CPU (docs/benchmarks.md)."""
     wallets: WalletClient = field(default_factory=WalletClient)
     """Calls to operators' wallets (one pooled connection, slots and breaker each)."""
     wallet_callers: ThreadPoolExecutor = field(init=False)
@@ -184,9 +184,9 @@ class Services:
                                                  thread_name_prefix="feltlab-wallet-caller")
 
     def close(self) -> None:
-        """Write the figures left, save the metrics and close the database connections
-        (at shutdown)."""
-        self.writers.shutdown()  # the money requests under way end first
+        """Let the money requests under way end, write the figures left, save the
+        metrics and close the database connections (at shutdown)."""
+        self.writers.shutdown()
         self.wallet_callers.shutdown()
         self.recorder.stop()
         self.metrics.save()

@@ -126,8 +126,9 @@ def _lane_of(scope: Scope) -> tuple[Lane, int] | None:
         return None
     for lane in LANES:
         matched = lane.pattern.fullmatch(scope["path"])
-        if matched is not None and int(matched[1]) <= MAX_ID:
-            return lane, int(matched[1])
+        row_id = 0 if matched is None else int(matched[1])
+        if 0 < row_id <= MAX_ID:
+            return lane, row_id
     return None
 
 
